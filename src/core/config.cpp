@@ -1,0 +1,209 @@
+#include "core/config.h"
+
+#include <fcntl.h>
+#include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace peto {
+
+namespace {
+
+using Getenv = std::function<const char*(const char*)>;
+
+std::optional<std::string> lookup(const Getenv& getenv, const char* name) {
+  const char* v = getenv(name);
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+Status bad(const char* name, const std::string& expected, const std::string& got) {
+  return Status::invalid(std::string(name) + ": expected " + expected + ", got '" + got + "'");
+}
+
+Status parse_int(const Getenv& env, const char* name, int min, int max, int* out) {
+  auto v = lookup(env, name);
+  if (!v) return Status::ok();
+  int n = 0;
+  auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (v->empty() || ec != std::errc() || p != v->data() + v->size() || n < min || n > max)
+    return bad(name, "a whole number from " + std::to_string(min) + " to " + std::to_string(max),
+               *v);
+  *out = n;
+  return Status::ok();
+}
+
+Status parse_bool(const Getenv& env, const char* name, bool* out) {
+  auto v = lookup(env, name);
+  if (!v) return Status::ok();
+  std::string s = *v;
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "true" || s == "1" || s == "yes" || s == "on")
+    *out = true;
+  else if (s == "false" || s == "0" || s == "no" || s == "off")
+    *out = false;
+  else
+    return bad(name, "true or false", *v);
+  return Status::ok();
+}
+
+Status parse_listen(const Getenv& env, Config* c) {
+  auto v = lookup(env, "PETO_LISTEN");
+  if (!v) return Status::ok();
+  auto colon = v->rfind(':');
+  if (colon == std::string::npos || colon == 0) return bad("PETO_LISTEN", "HOST:PORT", *v);
+  std::string host = v->substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  std::string port_text = v->substr(colon + 1);
+  unsigned port = 0;
+  auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc() || p != port_text.data() + port_text.size() ||
+      port > 65535)
+    return bad("PETO_LISTEN", "HOST:PORT with a port from 0 to 65535", *v);
+  c->listen_host = host;
+  c->listen_port = static_cast<std::uint16_t>(port);
+  return Status::ok();
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+const std::vector<ConfigVariable>& config_variables() {
+  static const std::vector<ConfigVariable> vars = {
+      {"PETO_DATABASE_URL", "sqlite://./data/peto.db",
+       "sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DB"},
+      {"PETO_DATA_DIR", "./data", "uploads, heartbeats, the generated secret key"},
+      {"PETO_LISTEN", "127.0.0.1:8080", "address the web app listens on"},
+      {"PETO_PUBLIC_URL", "(empty)",
+       "absolute base for links in messages, e.g. https://peto.example"},
+      {"PETO_SECRET_KEY", "(generated)",
+       "at least 32 characters; generated into DATA_DIR/secret_key (mode 0600) if unset"},
+      {"PETO_SCRUB_EVERY_DAYS", "7", "days between checks of one upload; 0 = every pass"},
+      {"PETO_MEDIA_SWEEP", "true", "remove files no record names"},
+      {"PETO_MEDIA_SWEEP_GRACE_HOURS", "24", "age a file must reach before the sweep (at least 1)"},
+      {"PETO_ALLOW_PRIVATE_DESTINATIONS", "false",
+       "allow webhooks and stores on private, loopback and link-local addresses"},
+      {"PETO_SMTP_URL", "(empty)", "smtp://… or smtps://… for e-mail notices"},
+      {"PETO_LOG_LEVEL", "info", "debug, info, warning, error"},
+      {"PETO_LOG_FORMAT", "json", "json or text"},
+      {"PETO_BACKGROUND_WORK", "true", "a worker runs: slow work is queued, not done inline"},
+      {"PETO_UPLOAD_MAX_MB", "25", "largest upload accepted, in MB"},
+  };
+  return vars;
+}
+
+Result<Config> Config::from_env(const Getenv& getenv_in) {
+  Getenv env = getenv_in ? getenv_in : Getenv([](const char* n) { return std::getenv(n); });
+  Config c;
+  if (auto v = lookup(env, "PETO_DATA_DIR")) {
+    if (v->empty()) return bad("PETO_DATA_DIR", "a folder path", *v);
+    c.data_dir = *v;
+  }
+  c.database_url = "sqlite://" + c.data_dir + "/peto.db";
+  if (auto v = lookup(env, "PETO_DATABASE_URL")) {
+    bool sqlite = starts_with(*v, "sqlite://") && v->size() > 9;
+    bool pg = starts_with(*v, "postgres://") || starts_with(*v, "postgresql://");
+    if (!sqlite && !pg) return bad("PETO_DATABASE_URL", "sqlite://PATH or postgres://…", *v);
+    c.database_url = *v;
+  }
+  if (auto s = parse_listen(env, &c); !s) return s;
+  if (auto v = lookup(env, "PETO_PUBLIC_URL")) {
+    std::string u = *v;
+    while (!u.empty() && u.back() == '/') u.pop_back();
+    if (!u.empty() && !starts_with(u, "http://") && !starts_with(u, "https://"))
+      return bad("PETO_PUBLIC_URL", "an http:// or https:// URL", *v);
+    c.public_url = u;
+  }
+  if (auto v = lookup(env, "PETO_SECRET_KEY")) {
+    if (v->size() < 32) return bad("PETO_SECRET_KEY", "at least 32 characters", "(hidden)");
+    c.secret_key = *v;
+  }
+  if (auto s = parse_int(env, "PETO_SCRUB_EVERY_DAYS", 0, 3650, &c.scrub_every_days); !s) return s;
+  if (auto s = parse_bool(env, "PETO_MEDIA_SWEEP", &c.media_sweep); !s) return s;
+  if (auto s =
+          parse_int(env, "PETO_MEDIA_SWEEP_GRACE_HOURS", 1, 24 * 365, &c.media_sweep_grace_hours);
+      !s)
+    return s;
+  if (auto s = parse_bool(env, "PETO_ALLOW_PRIVATE_DESTINATIONS", &c.allow_private_destinations);
+      !s)
+    return s;
+  if (auto v = lookup(env, "PETO_SMTP_URL")) {
+    if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtps://"))
+      return bad("PETO_SMTP_URL", "smtp://HOST[:PORT] or smtps://HOST[:PORT]", *v);
+    c.smtp_url = *v;
+  }
+  if (auto v = lookup(env, "PETO_LOG_LEVEL")) {
+    if (!log::parse_level(*v, &c.log_level) || c.log_level == log::Level::off)
+      return bad("PETO_LOG_LEVEL", "debug, info, warning or error", *v);
+  }
+  if (auto v = lookup(env, "PETO_LOG_FORMAT")) {
+    if (*v == "json")
+      c.log_format = log::Format::json;
+    else if (*v == "text")
+      c.log_format = log::Format::text;
+    else
+      return bad("PETO_LOG_FORMAT", "json or text", *v);
+  }
+  if (auto s = parse_bool(env, "PETO_BACKGROUND_WORK", &c.background_work); !s) return s;
+  if (auto s = parse_int(env, "PETO_UPLOAD_MAX_MB", 1, 4096, &c.upload_max_mb); !s) return s;
+  return c;
+}
+
+Status ensure_secret_key(Config& config) {
+  if (!config.secret_key.empty()) return Status::ok();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(config.data_dir, ec);
+  if (ec)
+    return Status::unavailable("PETO_DATA_DIR: cannot create '" + config.data_dir +
+                               "': " + ec.message());
+  fs::path path = fs::path(config.data_dir) / "secret_key";
+  if (std::ifstream in(path); in) {
+    std::string key;
+    std::getline(in, key);
+    if (key.size() < 32)
+      return Status::invalid(path.string() +
+                             " is damaged (shorter than 32 characters); "
+                             "remove it to make a new key, or set PETO_SECRET_KEY");
+    config.secret_key = key;
+    return Status::ok();
+  }
+  if (sodium_init() < 0) return Status::internal("libsodium could not start");
+  unsigned char raw[32];
+  randombytes_buf(raw, sizeof raw);
+  char hex[65];
+  sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
+  // Written whole to a temp file, then linked into place: link() fails if the
+  // key exists, so two processes starting at once agree on one key and neither
+  // ever reads a half-written file.
+  fs::path tmp = path;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0)
+    return Status::unavailable("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  std::string line = std::string(hex) + "\n";
+  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  ok = (::fsync(fd) == 0) && ok;
+  ::close(fd);
+  int linked = ok ? ::link(tmp.c_str(), path.c_str()) : -1;
+  int link_errno = errno;
+  ::unlink(tmp.c_str());
+  if (!ok) return Status::unavailable("cannot write " + tmp.string());
+  if (linked != 0) {
+    if (link_errno == EEXIST) return ensure_secret_key(config);
+    return Status::unavailable("cannot write " + path.string() + ": " + std::strerror(link_errno));
+  }
+  config.secret_key = hex;
+  return Status::ok();
+}
+
+}  // namespace peto
