@@ -1,0 +1,109 @@
+#include "store/migrate.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/log.h"
+
+namespace peto::store {
+
+namespace {
+// Any number: it only has to be the same for every peto process.
+constexpr long long kMigrateLockId = 0x7065746f;  // "peto"
+
+std::set<int> applied_versions(Conn& conn) {
+  std::set<int> out;
+  for (const auto& row : conn.query("SELECT version FROM schema_migrations"))
+    out.insert(static_cast<int>(row.int_at(0)));
+  return out;
+}
+}  // namespace
+
+Migrator::Migrator(Db& db, std::vector<Migration> migrations)
+    : db_(db), migrations_(std::move(migrations)) {
+  std::sort(migrations_.begin(), migrations_.end(),
+            [](const Migration& a, const Migration& b) { return a.version < b.version; });
+}
+
+void Migrator::ensure_table(Conn& conn) {
+  const char* table =
+      "CREATE TABLE IF NOT EXISTS schema_migrations ("
+      " version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
+  if (conn.dialect() == Dialect::sqlite) {
+    conn.run_script(table);
+    return;
+  }
+  // now_ms() is the database's clock for every statement peto writes; SQLite
+  // connections define it in code, PostgreSQL keeps it in the schema. Under
+  // the lock, since concurrent CREATEs of one object collide on PostgreSQL.
+  with_write(conn, [&](Conn& c) {
+    c.query("SELECT pg_advisory_xact_lock(?)", {kMigrateLockId});
+    c.run_script(table);
+    auto has = c.query(
+        "SELECT COUNT(*) FROM pg_proc WHERE proname = 'now_ms'"
+        " AND pronamespace = current_schema()::regnamespace");
+    if (has[0].int_at(0) == 0)
+      c.run_script(
+          "CREATE FUNCTION now_ms() RETURNS bigint LANGUAGE sql STABLE AS"
+          " $$ SELECT (extract(epoch FROM now()) * 1000)::bigint $$");
+  });
+}
+
+Result<MigrationState> Migrator::state() {
+  try {
+    auto conn = db_.acquire();
+    ensure_table(*conn);
+    std::set<int> applied = applied_versions(*conn);
+    MigrationState st;
+    std::set<int> known;
+    for (const auto& m : migrations_) {
+      known.insert(m.version);
+      st.latest = std::max(st.latest, m.version);
+      if (!applied.count(m.version)) st.pending.push_back(m.version);
+    }
+    for (int v : applied) {
+      st.current = std::max(st.current, v);
+      if (!known.count(v)) st.unknown.push_back(v);
+    }
+    return st;
+  } catch (const Error& e) {
+    return Status::unavailable(std::string("cannot read the schema version: ") + e.what());
+  }
+}
+
+Result<int> Migrator::apply() {
+  auto st = state();
+  if (!st) return st.status();
+  if (!st->unknown.empty())
+    return Status::conflict("the database schema (version " + std::to_string(st->current) +
+                            ") is newer than this peto (version " + std::to_string(st->latest) +
+                            "); run a newer peto or restore a backup made by this one");
+  int applied = 0;
+  for (const auto& m : migrations_) {
+    if (std::find(st->pending.begin(), st->pending.end(), m.version) == st->pending.end()) continue;
+    try {
+      auto conn = db_.acquire();
+      bool done = with_write(*conn, [&](Conn& c) {
+        if (c.dialect() == Dialect::postgres)
+          c.query("SELECT pg_advisory_xact_lock(?)", {kMigrateLockId});
+        if (applied_versions(c).count(m.version)) return false;  // another process did it
+        const std::string& sql =
+            (c.dialect() == Dialect::postgres && !m.postgres_sql.empty()) ? m.postgres_sql : m.sql;
+        c.run_script(sql);
+        c.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, now_ms())",
+                {m.version, m.name});
+        return true;
+      });
+      if (done) {
+        ++applied;
+        log::info("migrate", "applied migration", {{"version", m.version}, {"name", m.name}});
+      }
+    } catch (const Error& e) {
+      return Status::internal("migration " + std::to_string(m.version) + " (" + m.name +
+                              ") failed and was rolled back: " + e.what());
+    }
+  }
+  return applied;
+}
+
+}  // namespace peto::store

@@ -1,0 +1,51 @@
+// Migrations: numbered schema changes, applied once each, in order.
+//
+// A Migration is owned by the module whose tables it makes (its SQL lives next
+// to that module's code); app/schema.cpp gathers them into one ordered list.
+// Each is applied in its own transaction together with its row in
+// schema_migrations, so a failing migration leaves the schema as it was. A
+// database that has a version this binary does not know (a newer peto ran on
+// it) is refused: nothing is applied and the Status says so.
+//
+// Several processes may migrate at once (two `peto up` started together): on
+// PostgreSQL an advisory lock and on SQLite the write lock serialise them, and
+// each re-reads the applied versions inside its transaction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "store/db.h"
+
+namespace peto::store {
+
+struct Migration {
+  int version;
+  std::string name;
+  std::string sql;           // for both backends, unless postgres_sql is set
+  std::string postgres_sql;  // PostgreSQL's own text where the dialects differ
+};
+
+struct MigrationState {
+  int current = 0;           // highest applied version (0 = none)
+  int latest = 0;            // highest version this binary knows
+  std::vector<int> pending;  // known, not yet applied, in order
+  std::vector<int> unknown;  // applied but unknown to this binary
+};
+
+class Migrator {
+ public:
+  Migrator(Db& db, std::vector<Migration> migrations);
+
+  Result<MigrationState> state();
+  // Applies every pending migration; returns how many were applied.
+  Result<int> apply();
+
+ private:
+  void ensure_table(Conn& conn);
+  Db& db_;
+  std::vector<Migration> migrations_;
+};
+
+}  // namespace peto::store
