@@ -1,0 +1,76 @@
+// Router: the route table, kept as data so it can be listed (OpenAPI, docs).
+//
+//   router.add("GET", "/api/v1/items/{id}", handler, "Read one item");
+//   ...
+//   Response r = router.dispatch(request);   // request.param("id") == "7"
+//
+// A pattern is a '/'-separated list of literal segments and `{name}`
+// parameters; a parameter matches one non-empty decoded segment (so "%2F" in
+// it is data, never a separator). When several routes match a path the most
+// specific wins: at the first segment where they differ, a literal beats a
+// parameter. A path no route matches is 404; a path that matches only with
+// other methods is 405 with an `Allow` header. HEAD is answered by the GET
+// route (the server drops the body). Errors are problem+json under /api/ and
+// an HTML page elsewhere (see set_error_page).
+//
+// add() and set_error_page() are for start-up; once the server runs, the
+// router is only read, from any number of threads at once.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "web/http.h"
+
+namespace peto::web {
+
+using Handler = std::function<Response(Request&)>;
+
+// Renders an HTML error page: status, title and a detail for the reader.
+using ErrorPage = std::function<Response(const Request&, int status, const std::string& title,
+                                         const std::string& detail)>;
+
+struct Route {
+  std::string method;   // upper case: "GET", "POST", ...
+  std::string pattern;  // "/api/v1/items/{id}"
+  Handler handler;
+  std::string summary;                // one line for the OpenAPI document; may be empty
+  std::vector<std::string> segments;  // pattern split on '/'; "{id}" kept as written
+};
+
+class Router {
+ public:
+  Router();
+
+  // Adds a route. Throws std::invalid_argument on a malformed pattern (not
+  // starting with '/', an empty or unclosed `{}`, a repeated parameter name)
+  // or a method+pattern pair that is already there: both are programming errors.
+  void add(std::string method, std::string pattern, Handler handler, std::string summary = {});
+
+  // Finds the route and calls it; 404/405 as above. Exceptions from the
+  // handler propagate (the server turns them into a logged 500).
+  Response dispatch(Request& request) const;
+
+  // An error answer in the right form for the request: problem+json under
+  // /api/, the HTML error page elsewhere.
+  Response error(const Request& request, int status, const std::string& title,
+                 const std::string& detail) const;
+
+  // Replaces the built-in plain HTML error page (pages.cpp installs the
+  // templated one).
+  void set_error_page(ErrorPage page) { error_page_ = std::move(page); }
+
+  const std::vector<Route>& routes() const { return routes_; }
+
+ private:
+  std::vector<Route> routes_;
+  ErrorPage error_page_;
+};
+
+// The plain built-in error page: a minimal, escaped HTML document.
+Response plain_error_page(const Request& request, int status, const std::string& title,
+                          const std::string& detail);
+
+}  // namespace peto::web

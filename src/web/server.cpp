@@ -1,0 +1,486 @@
+#include "web/server.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/log.h"
+#include "web/static_files.h"
+
+namespace peto::web {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr std::string_view kLogger = "web";
+// After the last response on a connection, how long unread client bytes are
+// drained before closing (so the client reads our answer instead of a reset).
+constexpr auto kLingerTime = std::chrono::seconds(2);
+
+class Session;
+
+// A CR or LF in a header would let data (a redirect target, a file name)
+// start a header or a body of its own.
+bool header_safe(std::string_view text) {
+  return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+}  // namespace
+
+class Server::State {
+ public:
+  State(Options o, Router& r)
+      : options(std::move(o)), router(r), ioc(std::max(1, options.threads)) {}
+
+  Status start();
+  void begin_stop();   // on `strand`
+  void watch_drain();  // on `strand`
+  void accept();       // on `strand`
+  void on_accept(beast::error_code ec, tcp::socket socket);
+  void forget(Session* s);
+
+  const Options options;
+  Router& router;
+  std::atomic<bool> started{false};
+  std::atomic<bool> stopping{false};
+  std::atomic<std::uint16_t> bound_port{0};
+
+  // Declared before the io_context: sessions destroyed with its pending
+  // handlers still unregister themselves here.
+  std::mutex mu;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+
+  asio::io_context ioc;
+  asio::strand<asio::io_context::executor_type> strand{asio::make_strand(ioc)};
+  tcp::acceptor acceptor{strand};
+  asio::steady_timer timer{strand};  // accept back-off, then the drain watch
+  std::chrono::steady_clock::time_point stop_deadline;
+};
+
+namespace {
+
+// One connection: read a request, answer it, repeat while kept alive. Every
+// handler of a session runs on its strand, so a session is touched by one
+// thread at a time.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, Server::State& state) : state_(state), stream_(std::move(socket)) {
+    beast::error_code ec;
+    auto peer = stream_.socket().remote_endpoint(ec);
+    if (!ec) remote_ = peer.address().to_string();
+  }
+  ~Session() { state_.forget(this); }
+
+  void start() {
+    asio::dispatch(stream_.get_executor(),
+                   [self = shared_from_this()] { self->wait_for_request(); });
+  }
+
+  // From State::begin_stop: an idle connection closes now, a busy one after
+  // its response.
+  void on_stop() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->phase_ == Phase::idle || self->phase_ == Phase::closing) self->close();
+    });
+  }
+
+  // From the drain watch when stop_grace has passed.
+  void cut() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
+  }
+
+ private:
+  enum class Phase { idle, reading, answering, closing };
+
+  void wait_for_request();
+  void on_first_bytes(beast::error_code ec, std::size_t n);
+  void read_request();
+  void on_header(beast::error_code ec);
+  void read_body();
+  void on_body(beast::error_code ec);
+  void on_read_error(beast::error_code ec);
+  void answer();
+  Response respond(Request& request);
+  Request request_from(const http::request<http::string_body>& msg);
+  void send_error(int status, const std::string& title, const std::string& detail);
+  // What a connection does once a response is written.
+  enum class Then { next_request, close, linger };
+  void write(Response response, bool head, Then then, unsigned version);
+  void linger();
+  void close();
+
+  Server::State& state_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::shared_ptr<void> out_;  // the message being written
+  std::string remote_;
+  Phase phase_ = Phase::idle;
+  std::size_t drained_ = 0;
+  std::array<char, 4096> scratch_{};
+};
+
+// Waits for the first byte of the next request under the idle timeout; the
+// read timeout starts only once a request has begun.
+void Session::wait_for_request() {
+  phase_ = Phase::idle;
+  if (state_.stopping) return close();
+  if (buffer_.size() > 0) return read_request();  // pipelined
+  stream_.expires_after(state_.options.idle_timeout);
+  stream_.async_read_some(buffer_.prepare(4096),
+                          beast::bind_front_handler(&Session::on_first_bytes, shared_from_this()));
+}
+
+void Session::on_first_bytes(beast::error_code ec, std::size_t n) {
+  if (ec) return close();
+  buffer_.commit(n);
+  read_request();
+}
+
+void Session::read_request() {
+  phase_ = Phase::reading;
+  parser_.emplace();
+  parser_->body_limit(state_.options.max_body_bytes);
+  parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
+  stream_.expires_after(state_.options.read_timeout);
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+}
+
+void Session::on_header(beast::error_code ec) {
+  if (ec) return on_read_error(ec);
+  const auto& expect = parser_->get()[http::field::expect];
+  if (!beast::iequals(expect, "100-continue")) return read_body();
+  auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+  out_ = cont;
+  http::async_write(stream_, *cont, [self = shared_from_this()](beast::error_code e, std::size_t) {
+    if (e) return self->close();
+    self->read_body();
+  });
+}
+
+void Session::read_body() {
+  if (parser_->is_done()) return answer();
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+}
+
+void Session::on_body(beast::error_code ec) {
+  if (ec) return on_read_error(ec);
+  answer();
+}
+
+// Limits and malformed requests get an answer; a client that went away or
+// timed out gets none.
+void Session::on_read_error(beast::error_code ec) {
+  if (ec == http::error::body_limit) {
+    return send_error(413, "Content too large",
+                      "The request body is larger than " +
+                          std::to_string(state_.options.max_body_bytes) + " bytes.");
+  }
+  if (ec == http::error::header_limit) {
+    return send_error(431, "Request header fields too large",
+                      "The request headers are larger than " +
+                          std::to_string(state_.options.max_header_bytes) + " bytes.");
+  }
+  bool parse_error = ec.category() == http::make_error_code(http::error::bad_method).category() &&
+                     ec != http::error::end_of_stream && ec != http::error::partial_message;
+  if (parse_error) return send_error(400, "Bad request", "The request is not valid HTTP/1.1.");
+  close();
+}
+
+Request Session::request_from(const http::request<http::string_body>& msg) {
+  Request request;
+  request.method = std::string(msg.method_string());
+  request.remote_address = remote_;
+  for (const auto& field : msg) {
+    request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  return request;
+}
+
+void Session::answer() {
+  phase_ = Phase::answering;
+  http::request<http::string_body> msg = parser_->release();
+  log::Scope scope(log::new_scope_id("req"));
+  auto started = std::chrono::steady_clock::now();
+  Request request = request_from(msg);
+  request.body = std::move(msg.body());
+  Response response;
+  if (Status s = request.set_target(msg.target()); !s) {
+    response = Response::problem(400, "Bad request", "The request target is not a valid path.");
+  } else {
+    response = respond(request);
+  }
+  Then then = msg.keep_alive() && !state_.stopping ? Then::next_request : Then::close;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  started);
+  log::debug(kLogger, "request",
+             {{"method", request.method},
+              {"path", request.path},
+              {"status", response.status},
+              {"ms", ms.count()},
+              {"bytes", response.body.size()},
+              {"remote", remote_}});
+  write(std::move(response), request.method == "HEAD", then, msg.version());
+}
+
+// Runs the handler; an exception is logged and becomes a generic 500.
+Response Session::respond(Request& request) {
+  const Router& router = state_.router;
+  try {
+    if (is_static_path(request) && !state_.options.static_dir.empty()) {
+      return serve_static(state_.options.static_dir, request, router);
+    }
+    return router.dispatch(request);
+  } catch (const std::exception& e) {
+    log::error(kLogger, "request failed",
+               {{"method", request.method}, {"path", request.path}, {"error", e.what()}});
+  } catch (...) {
+    log::error(
+        kLogger, "request failed",
+        {{"method", request.method}, {"path", request.path}, {"error", "unknown exception"}});
+  }
+  const std::string detail =
+      "Something went wrong on our side. It has been logged; please try again later.";
+  try {
+    return router.error(request, 500, "Internal server error", detail);
+  } catch (...) {
+    return plain_error_page(request, 500, "Internal server error", detail);
+  }
+}
+
+// Answers a request that could not be read whole, then closes: the rest of
+// the stream cannot be trusted to start at a request boundary.
+void Session::send_error(int status, const std::string& title, const std::string& detail) {
+  phase_ = Phase::answering;
+  log::Scope scope(log::new_scope_id("req"));
+  Response response = Response::problem(status, title, detail);
+  Request request;
+  if (parser_ && parser_->is_header_done()) {
+    request = request_from(parser_->get());
+    if (request.set_target(parser_->get().target()))
+      response = state_.router.error(request, status, title, detail);
+  }
+  log::debug(kLogger, "request refused",
+             {{"method", request.method},
+              {"path", request.path},
+              {"status", status},
+              {"remote", remote_}});
+  write(std::move(response), request.method == "HEAD", Then::linger, 11);
+}
+
+void Session::write(Response response, bool head, Then then, unsigned version) {
+  add_security_headers(response);
+  auto msg = std::make_shared<http::response<http::string_body>>(
+      static_cast<http::status>(response.status), version);
+  for (auto& [name, value] : response.headers) {
+    if (header_safe(name) && header_safe(value)) {
+      msg->insert(name, value);
+    } else {
+      log::error(kLogger, "header dropped: it contains a line break", {{"header", name}});
+    }
+  }
+  msg->keep_alive(then == Then::next_request);
+  bool bodiless = response.status < 200 || response.status == 204 || response.status == 304;
+  if (bodiless) {
+    // These never carry a body nor a Content-Length (RFC 9110 §8.6).
+  } else if (head) {
+    msg->content_length(response.body.size());  // what GET would send; no body
+  } else {
+    msg->body() = std::move(response.body);
+    msg->prepare_payload();
+  }
+  out_ = msg;
+  stream_.expires_after(state_.options.read_timeout);
+  http::async_write(stream_, *msg,
+                    [self = shared_from_this(), then](beast::error_code ec, std::size_t) {
+                      self->out_.reset();
+                      if (ec || then == Then::close) return self->close();
+                      if (then == Then::linger) return self->linger();
+                      self->wait_for_request();
+                    });
+}
+
+// A lingering close: stop sending, then read and drop whatever the client
+// still sends for a moment, so a response to a request whose body we did not
+// read is not destroyed by a TCP reset.
+void Session::linger() {
+  if (phase_ != Phase::closing) {
+    phase_ = Phase::closing;
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.expires_after(kLingerTime);
+  }
+  stream_.async_read_some(asio::buffer(scratch_),
+                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                            self->drained_ += n;
+                            if (ec || self->drained_ > self->state_.options.max_body_bytes * 2)
+                              return self->close();
+                            self->linger();
+                          });
+}
+
+void Session::close() {
+  phase_ = Phase::closing;
+  beast::error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream_.close();
+}
+
+std::string endpoint_text(const std::string& host, std::uint16_t port) {
+  bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+Status Server::State::start() {
+  const std::string where = endpoint_text(options.host, options.port);
+  beast::error_code ec;
+  tcp::resolver resolver(ioc);
+  auto endpoints = resolver.resolve(options.host, std::to_string(options.port),
+                                    tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec || endpoints.empty()) {
+    return Status::unavailable("cannot listen on " + where + ": cannot resolve host (" +
+                               ec.message() + ")");
+  }
+  tcp::endpoint endpoint = endpoints.begin()->endpoint();
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    return Status::unavailable("cannot listen on " + where + ": " + ec.message());
+  }
+  bound_port = acceptor.local_endpoint(ec).port();
+  started = true;
+  asio::post(strand, [this] { accept(); });
+  return Status::ok();
+}
+
+void Server::State::accept() {
+  acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    on_accept(ec, std::move(socket));
+  });
+}
+
+void Server::State::on_accept(beast::error_code ec, tcp::socket socket) {
+  if (stopping || ec == asio::error::operation_aborted) return;
+  if (ec) {
+    // Out of file descriptors and the like: back off instead of spinning.
+    log::warn(kLogger, "accept failed", {{"error", ec.message()}});
+    timer.expires_after(std::chrono::milliseconds(100));
+    timer.async_wait([this](beast::error_code e) {
+      if (!e && !stopping) accept();
+    });
+    return;
+  }
+  auto session = std::make_shared<Session>(std::move(socket), *this);
+  {
+    std::lock_guard lock(mu);
+    sessions.emplace(session.get(), session);
+  }
+  session->start();
+  accept();
+}
+
+void Server::State::forget(Session* s) {
+  std::lock_guard lock(mu);
+  sessions.erase(s);
+}
+
+void Server::State::begin_stop() {
+  if (stopping.exchange(true)) return;
+  log::info(kLogger, "stopping: closing the listener, finishing requests in flight");
+  beast::error_code ec;
+  acceptor.close(ec);
+  timer.cancel();
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard lock(mu);
+    for (auto& [_, weak] : sessions) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  for (auto& s : live) s->on_stop();
+  stop_deadline = std::chrono::steady_clock::now() + options.stop_grace;
+  watch_drain();
+}
+
+// Polls until every connection has gone, cutting them once stop_grace is
+// over. A timer that ends with the last session keeps run() from waiting on it.
+void Server::State::watch_drain() {
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard lock(mu);
+    for (auto& [_, weak] : sessions) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  if (live.empty()) return;
+  if (std::chrono::steady_clock::now() >= stop_deadline) {
+    for (auto& s : live) s->cut();
+  }
+  live.clear();
+  timer.expires_after(std::chrono::milliseconds(25));
+  timer.async_wait([this](beast::error_code ec) {
+    if (!ec) watch_drain();
+  });
+}
+
+Server::Server(Options options, Router& router)
+    : state_(std::make_unique<State>(std::move(options), router)) {}
+
+Server::~Server() = default;
+
+Status Server::start() {
+  if (state_->started) return Status::internal("server already started");
+  return state_->start();
+}
+
+std::uint16_t Server::port() const { return state_->bound_port; }
+
+void Server::run() {
+  if (!state_->started) return;
+  // An exception escaping a handler leaves the io_context usable: log it and
+  // keep the thread serving, or the server would quietly lose a thread.
+  auto serve = [this] {
+    while (true) {
+      try {
+        state_->ioc.run();
+        return;
+      } catch (const std::exception& e) {
+        log::error(kLogger, "server thread caught an exception", {{"error", e.what()}});
+      } catch (...) {
+        log::error(kLogger, "server thread caught an exception", {{"error", "unknown"}});
+      }
+    }
+  };
+  std::vector<std::thread> extra;
+  for (int i = 1; i < state_->options.threads; ++i) extra.emplace_back(serve);
+  serve();
+  for (auto& t : extra) t.join();
+}
+
+void Server::stop() {
+  asio::post(state_->strand, [s = state_.get()] { s->begin_stop(); });
+}
+
+}  // namespace peto::web

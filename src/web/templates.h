@@ -1,0 +1,56 @@
+// Templates: the mustache files of one folder, rendered with JSON data.
+//
+//   Templates t("templates", {{"version", "0.1.0"}});
+//   std::string html = t.render_page("home", {{"title", "Start"}});
+//
+// A template `name` is the file `<folder>/<name>.mustache`; `{{> name}}` in
+// any template includes another one as a partial. Values are HTML-escaped
+// unless written `{{{triple}}}`, which is kept for HTML that peto rendered
+// itself (the page inside the layout). Data is JSON: objects and arrays become
+// sections, false, null and [] hide a section, numbers render as written.
+//
+// Files are read on first use and kept: restart to pick up edits. A missing
+// or malformed template is a deployment error: load() reports it at start-up
+// as a Status, and render() throws std::runtime_error (the server logs it and
+// answers 500). Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+
+namespace peto::web {
+
+class Templates {
+ public:
+  // `globals` are visible to every template (a page's own data wins).
+  explicit Templates(std::filesystem::path folder,
+                     nlohmann::json globals = nlohmann::json::object());
+
+  // Reads and checks every *.mustache in the folder.
+  Status load();
+
+  // Renders one template with `data`.
+  std::string render(const std::string& name, const nlohmann::json& data) const;
+
+  // Renders page `name`, then "layout" with the same data plus "content"
+  // holding the page's HTML.
+  std::string render_page(const std::string& name, const nlohmann::json& data) const;
+
+  const std::filesystem::path& folder() const { return folder_; }
+
+  // The source of template `name`; throws std::runtime_error when missing.
+  std::string source(const std::string& name) const;
+
+ private:
+  std::filesystem::path folder_;
+  nlohmann::json globals_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::string> sources_;
+};
+
+}  // namespace peto::web
