@@ -1,0 +1,77 @@
+// `peto schedule`: one pass of the scheduler, or a loop of them.
+#include <iostream>
+
+#include "app/app.h"
+#include "app/signals.h"
+#include "core/log.h"
+#include "engine/pass.h"
+#include "steps/all.h"
+
+namespace peto::app {
+
+namespace {
+
+std::string minute_prefix(Millis ms) {
+  return format_time_s(ms).substr(0, 16).replace(10, 1, " ");  // "YYYY-MM-DD HH:MM"
+}
+
+engine::Scheduler make_scheduler(App& app, const ScheduleOptions& o) {
+  engine::Scheduler::Options opts;
+  opts.every = std::chrono::seconds(o.every_s);
+  opts.sync_budget = std::chrono::seconds(o.sync_budget_s);
+  opts.heartbeat_path = app.config.scheduler_heartbeat();
+  return engine::Scheduler(*app.db, *app.clock, app.config, opts, steps::all());
+}
+
+// Runs one pass and prints what it did; false when the pass failed.
+bool run_and_report(engine::Scheduler& scheduler, const ScheduleOptions& o) {
+  engine::PassReport report;
+  try {
+    report = scheduler.run_pass();
+  } catch (const std::exception& e) {
+    log::error("scheduler", "a scheduler pass ended badly", {{"error", e.what()}});
+    if (o.json)
+      std::cout << nlohmann::json{{"outcome", "failed"}, {"error", e.what()}}.dump() << "\n";
+    return false;
+  }
+  if (o.json) {
+    std::cout << report.to_json().dump() << std::endl;
+  } else if (report.outcome == engine::PassReport::Outcome::skipped) {
+    std::cout << "Another scheduler is mid-pass; leaving this one to it." << std::endl;
+  } else {
+    auto lines = report.summary_lines(scheduler.steps());
+    for (const auto& line : lines)
+      std::cout << minute_prefix(report.started_at) << " " << line << "\n";
+    if (lines.empty() && !o.loop && report.outcome == engine::PassReport::Outcome::ran)
+      std::cout << "Nothing due."
+                << "\n";
+    std::cout.flush();
+  }
+  return report.outcome == engine::PassReport::Outcome::ran ||
+         report.outcome == engine::PassReport::Outcome::skipped;
+}
+
+}  // namespace
+
+void scheduler_loop(App& app, const ScheduleOptions& o, StopSignals& signals) {
+  auto scheduler = make_scheduler(app, o);
+  log::info("scheduler", "scheduler started", {{"every_s", o.every_s}});
+  while (!signals.stopping()) {
+    run_and_report(scheduler, o);
+    if (signals.wait_for(std::chrono::seconds(std::max(o.every_s, 10)))) break;
+  }
+  log::info("scheduler", "scheduler stopped");
+}
+
+int cmd_schedule(App& app, const ScheduleOptions& o) {
+  StopSignals signals;
+  if (!app.open_db()) return 1;
+  if (!o.loop) {
+    auto scheduler = make_scheduler(app, o);
+    return run_and_report(scheduler, o) ? 0 : 1;
+  }
+  scheduler_loop(app, o, signals);
+  return 0;
+}
+
+}  // namespace peto::app

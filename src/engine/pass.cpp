@@ -1,0 +1,156 @@
+#include "engine/pass.h"
+
+#include "core/log.h"
+
+namespace peto::engine {
+
+namespace {
+
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+const char* outcome_name(PassReport::Outcome o) {
+  switch (o) {
+    case PassReport::Outcome::ran:
+      return "ran";
+    case PassReport::Outcome::skipped:
+      return "skipped";
+    case PassReport::Outcome::lost_lease:
+      return "lost_lease";
+    default:
+      return "failed";
+  }
+}
+
+}  // namespace
+
+bool PassReport::all_zero() const {
+  for (const auto& s : steps)
+    for (const auto& [k, v] : s.counts)
+      if (v != 0) return false;
+  return true;
+}
+
+std::vector<std::string> PassReport::summary_lines(
+    const std::vector<std::unique_ptr<Step>>& all) const {
+  std::vector<std::string> lines;
+  for (const auto& report : steps) {
+    for (const auto& step : all) {
+      if (step->id() != report.id) continue;
+      for (auto& line : step->summary(report.counts)) lines.push_back(std::move(line));
+    }
+  }
+  return lines;
+}
+
+nlohmann::json PassReport::to_json() const {
+  nlohmann::json j = {{"pass_id", pass_id}, {"outcome", outcome_name(outcome)},
+                      {"epoch", epoch},     {"started_at", format_time(started_at)},
+                      {"duration_ms", ms},  {"steps", nlohmann::json::array()}};
+  for (const auto& s : steps) {
+    nlohmann::json step = {{"id", s.id}, {"duration_ms", s.ms}, {"counts", s.counts}};
+    if (s.failed) step["error"] = s.error;
+    j["steps"].push_back(std::move(step));
+  }
+  return j;
+}
+
+Scheduler::Scheduler(store::Db& db, const Clock& clock, const Config& config, Options options,
+                     std::vector<std::unique_ptr<Step>> steps)
+    : db_(db),
+      clock_(clock),
+      config_(config),
+      options_(std::move(options)),
+      steps_(std::move(steps)),
+      cache_(db, clock),
+      lease_(db, clock) {
+  if (options_.every < std::chrono::seconds(10)) options_.every = std::chrono::seconds(10);
+}
+
+std::chrono::milliseconds Scheduler::lease_ttl() const {
+  return std::max<std::chrono::milliseconds>(2 * options_.every, std::chrono::seconds(60));
+}
+
+StepReport Scheduler::run_step(Step& step, PassContext& ctx) {
+  StepReport report;
+  report.id = std::string(step.id());
+  auto start = clock_.mono();
+  try {
+    report.counts = step.run(ctx);
+  } catch (const std::exception& e) {
+    report.failed = true;
+    report.error = e.what();
+    log::error("scheduler", "step failed; the pass goes on",
+               {{"step", report.id}, {"error", report.error}});
+  }
+  report.ms = ms_between(start, clock_.mono());
+  return report;
+}
+
+PassReport Scheduler::run_pass() {
+  PassReport report;
+  report.pass_id = log::new_scope_id("pass");
+  log::Scope scope(report.pass_id);
+  report.started_at = clock_.now_ms();
+  auto start = clock_.mono();
+  const auto ttl = lease_ttl();
+
+  auto held = lease_.acquire(ttl);
+  if (!held) {
+    report.outcome = PassReport::Outcome::skipped;
+    return report;
+  }
+  report.epoch = held->epoch;
+  if (observer_.acquired) observer_.acquired(held->epoch);
+
+  PassContext ctx{db_, cache_, clock_, config_, options_.sync_budget, report.pass_id};
+  // The lease cannot have run out before a third of its TTL has gone since
+  // it was last confirmed, so renewing earlier would only cost a statement.
+  auto confirmed = start;
+  bool failed = false;
+  for (auto& step : steps_) {
+    if (clock_.mono() - confirmed >= ttl / 3) {
+      auto asked = clock_.mono();
+      if (!lease_.renew(*held, ttl)) {
+        log::warn("scheduler",
+                  "the pass lease was taken over (this pass outlived it); stopping before the "
+                  "next step",
+                  {{"next_step", std::string(step->id())}, {"epoch", held->epoch}});
+        report.outcome = PassReport::Outcome::lost_lease;
+        report.ms = ms_between(start, clock_.mono());
+        return report;
+      }
+      confirmed = asked;
+    }
+    report.steps.push_back(run_step(*step, ctx));
+    failed = failed || report.steps.back().failed;
+  }
+
+  if (observer_.releasing) observer_.releasing(held->epoch);
+  if (!lease_.release(*held))
+    log::warn("scheduler", "the pass lease was taken over before the pass released it",
+              {{"epoch", held->epoch}});
+  report.ms = ms_between(start, clock_.mono());
+  if (failed) {
+    report.outcome = PassReport::Outcome::failed;
+    return report;
+  }
+  record(report);
+  return report;
+}
+
+void Scheduler::record(const PassReport& report) {
+  try {
+    cache_.set(kLastPassKey, report.to_json().dump(), std::chrono::milliseconds(0));
+  } catch (const store::Error& e) {
+    log::warn("scheduler", "could not record the pass for /metrics", {{"error", e.what()}});
+  }
+  if (!options_.heartbeat_path.empty()) {
+    if (Status s = write_heartbeat(options_.heartbeat_path, clock_.now_ms()); !s)
+      log::error("scheduler", "could not write the heartbeat", {{"error", s.message()}});
+  }
+}
+
+}  // namespace peto::engine

@@ -1,0 +1,48 @@
+// Uploads: files a person keeps in peto, stored under the media folder.
+//
+// This is the part the scheduler needs now: the table with its checksum
+// columns, and the check that compares a file with what was recorded. The
+// documents issue builds the rest (owners, versions, serving) on it.
+//
+// verified_at is 0 for an upload never checked, so "never checked first, then
+// oldest first" is one ascending walk of the (verified_at, id) index.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/migrate.h"
+
+namespace peto::media {
+
+// A column that names files under the media folder, relative to it.
+struct FileColumn {
+  std::string table;
+  std::string column;
+};
+
+struct Uploads {
+  static std::vector<store::Migration> migrations();
+  static std::vector<FileColumn> file_columns() { return {{"uploads", "file"}}; }
+};
+
+enum class Damage { none, missing, changed };
+const char* damage_name(Damage d);  // "", "missing", "changed"
+
+struct FileFacts {
+  std::int64_t size = 0;
+  std::string sha256;  // hex
+};
+
+// Reads the file whole (streamed) and returns its size and SHA-256; nullopt
+// when it is absent or unreadable. Never alters the file.
+std::optional<FileFacts> read_facts(const std::string& path);
+
+// Compares the file with the recorded figures; a figure not recorded is not
+// checked. `facts` receives what was read, when the file could be read.
+Damage check_file(const std::string& path, std::optional<std::int64_t> size,
+                  const std::optional<std::string>& sha256, FileFacts* facts = nullptr);
+
+}  // namespace peto::media

@@ -1,0 +1,24 @@
+#include "steps/upkeep.h"
+
+#include "engine/queue.h"
+
+namespace peto::steps {
+
+engine::Counts Upkeep::run(engine::PassContext& ctx) {
+  engine::Queue queue(ctx.db, ctx.clock);
+  engine::Counts c;
+  c["interrupted"] = queue.fail_interrupted_errands(kErrandTimeout);
+  c["reaped"] = queue.prune_finished(kKeepFinished);
+  return c;
+}
+
+std::vector<std::string> Upkeep::summary(const engine::Counts& c) const {
+  std::vector<std::string> lines;
+  if (auto n = c.count("reaped") ? c.at("reaped") : 0)
+    lines.push_back(std::to_string(n) + " finished errands and expired archives removed");
+  if (auto n = c.count("interrupted") ? c.at("interrupted") : 0)
+    lines.push_back(std::to_string(n) + " interrupted errands failed");
+  return lines;
+}
+
+}  // namespace peto::steps
