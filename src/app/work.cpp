@@ -1,0 +1,66 @@
+// `peto work`: the worker, and the task kinds peto knows.
+#include <iostream>
+
+#include "app/app.h"
+#include "app/signals.h"
+#include "core/log.h"
+#include "engine/worker.h"
+
+namespace peto::app {
+
+const engine::TaskKinds& task_kinds() {
+  static const engine::TaskKinds kinds = [] {
+    engine::TaskKinds k;
+    // A task that does nothing: for checking a deployment and for benchmarks.
+    engine::TaskKind noop;
+    noop.name = "noop";
+    noop.handler = [](const engine::Task&) -> Result<std::string> { return std::string(); };
+    k.add(std::move(noop));
+    // Exports, captures, notification sends and backups join with their issues.
+    return k;
+  }();
+  return kinds;
+}
+
+engine::Worker::Options worker_options(const App& app, const WorkOptions& o) {
+  engine::Worker::Options w;
+  w.queue = o.queue;
+  w.concurrency = o.concurrency;
+  w.every = std::chrono::milliseconds(static_cast<long long>(o.every_s * 1000));
+  w.heartbeat_path = app.config.worker_heartbeat();
+  if (app.db->dialect() == store::Dialect::postgres) {
+    w.listen_url = app.config.database_url;  // NOTIFY wakes it: poll rarely
+    w.idle_ceiling = std::chrono::seconds(60);
+  } else {
+    w.idle_ceiling = std::chrono::seconds(10);
+  }
+  return w;
+}
+
+bool worker_loop(App& app, const WorkOptions& o, StopSignals& signals) {
+  engine::Worker worker(*app.db, *app.clock, task_kinds(), worker_options(app, o));
+  signals.on_stop([&worker] { worker.stop(); });
+  bool clean = worker.run();
+  log::info("worker", "worker stopped");
+  return clean;
+}
+
+int cmd_work(App& app, const WorkOptions& o) {
+  StopSignals signals;
+  if (!app.open_db()) return 1;
+  if (o.once) {
+    engine::Worker worker(*app.db, *app.clock, task_kinds(), worker_options(app, o));
+    try {
+      while (!signals.stopping() && worker.run_pass() > 0) {
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "peto: the worker failed: " << e.what() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (!worker_loop(app, o, signals)) std::_Exit(0);  // handlers still running: end now
+  return 0;
+}
+
+}  // namespace peto::app
