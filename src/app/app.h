@@ -1,0 +1,66 @@
+// App: the configured parts one command needs, and the commands themselves.
+//
+// main.cpp parses flags and calls exactly one function here. Each returns the
+// process exit code: 0 success, 1 failure (with a message on stderr), 2 bad
+// input (one line naming what was wrong).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/config.h"
+#include "store/db.h"
+#include "store/migrate.h"
+
+namespace peto::app {
+
+// Every migration of every module, in order (app/schema.cpp).
+std::vector<store::Migration> migrations();
+
+struct App {
+  Config config;
+  const Clock* clock = &system_clock();
+  std::unique_ptr<store::Db> db;  // opened by open_db()
+
+  // Opens the database named by the config; prints the reason and returns
+  // false when it cannot.
+  bool open_db();
+};
+
+// Reads the environment, sets up logging; on a bad value prints one line and
+// returns nullopt (the caller exits 2).
+std::optional<App> load(bool need_secret_key);
+
+struct ScheduleOptions {
+  bool loop = false;
+  int every_s = 300;        // floors at 10
+  int sync_budget_s = 120;  // 0 = no limit
+  bool json = false;
+};
+
+struct WorkOptions {
+  bool once = false;
+  double every_s = 2.0;  // first idle wait; backs off to a ceiling
+  std::string queue = "default";
+  int concurrency = 4;
+};
+
+class StopSignals;
+// The worker of `peto work` and `peto up`; returns once stopped. False when a
+// task was still running after the grace period (the process must end now).
+bool worker_loop(App& app, const WorkOptions& o, StopSignals& signals);
+// The scheduler loop of `peto schedule --loop` and `peto up`; returns once a
+// stop is asked for.
+void scheduler_loop(App& app, const ScheduleOptions& o, StopSignals& signals);
+
+int cmd_migrate(App& app, bool check);
+int cmd_schedule(App& app, const ScheduleOptions& o);
+int cmd_work(App& app, const WorkOptions& o);
+int cmd_serve(App& app, const std::string& listen_override);
+int cmd_up(App& app);
+int cmd_healthcheck(App& app, const std::string& what, int every_s);
+int cmd_version();
+
+}  // namespace peto::app

@@ -1,0 +1,24 @@
+// The ordered list of every module's migrations. A module that owns tables
+// exposes its migrations next to its code; they are listed here, in version
+// order, so one place shows how the schema grew.
+#include "app/app.h"
+#include "engine/lease.h"
+#include "engine/queue.h"
+#include "media/uploads.h"
+#include "store/cache.h"
+
+namespace peto::app {
+
+std::vector<store::Migration> migrations() {
+  std::vector<store::Migration> all;
+  auto add = [&](std::vector<store::Migration> ms) {
+    for (auto& m : ms) all.push_back(std::move(m));
+  };
+  add(store::Cache::migrations());       // 1
+  add(engine::PassLease::migrations());  // 2
+  add(media::Uploads::migrations());     // 3
+  add(engine::Queue::migrations());      // 4
+  return all;
+}
+
+}  // namespace peto::app

@@ -1,0 +1,103 @@
+// `peto serve` and `peto up`: the long-running roles of one process.
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "app/app.h"
+#include "app/signals.h"
+#include "core/log.h"
+#include "web/metrics.h"
+#include "web/pages.h"
+#include "web/router.h"
+#include "web/server.h"
+
+namespace peto::app {
+
+namespace {
+
+// Templates and static files: next to the binary's source tree in a build,
+// or PETO_ASSETS_DIR when installed elsewhere.
+std::filesystem::path assets_dir() {
+  if (const char* dir = std::getenv("PETO_ASSETS_DIR")) return dir;
+  return PETO_SOURCE_DIR;
+}
+
+int serve_until_stopped(App& app, StopSignals& signals) {
+  web::Router router;
+  web::CoreDeps deps;
+  deps.db = app.db.get();
+  deps.templates_dir = assets_dir() / "templates";
+  deps.version = PETO_VERSION;
+  deps.has_accounts = [] { return false; };
+  web::add_core_routes(router, deps);
+  web::add_metrics_route(router, {app.db.get(), app.clock});
+
+  web::Server::Options opts;
+  opts.host = app.config.listen_host;
+  opts.port = app.config.listen_port;
+  opts.threads = 4;
+  opts.max_body_bytes = static_cast<std::size_t>(app.config.upload_max_mb) << 20;
+  opts.static_dir = assets_dir() / "static";
+  web::Server server(opts, router);
+  if (Status s = server.start(); !s) {
+    std::cerr << "peto: " << s.message() << "\n";
+    return 1;
+  }
+  signals.on_stop([&server] { server.stop(); });
+  log::info("web", "listening",
+            {{"address", app.config.listen_host + ":" + std::to_string(server.port())},
+             {"database", app.db->describe()}});
+  server.run();
+  log::info("web", "stopped");
+  return 0;
+}
+
+}  // namespace
+
+int cmd_serve(App& app, const std::string& listen_override) {
+  if (!listen_override.empty()) {
+    std::string value = listen_override;
+    auto parsed = Config::from_env([&](const char* name) -> const char* {
+      if (std::string(name) == "PETO_LISTEN") return value.c_str();
+      return nullptr;
+    });
+    if (!parsed) {
+      std::cerr << "peto: --listen: " << parsed.status().message() << "\n";
+      return 2;
+    }
+    app.config.listen_host = parsed->listen_host;
+    app.config.listen_port = parsed->listen_port;
+  }
+  StopSignals signals;
+  if (!app.open_db()) return 1;
+  store::Migrator migrator(*app.db, migrations());
+  auto st = migrator.state();
+  if (st && !st->pending.empty())
+    log::warn("web", "the database has pending migrations; run `peto migrate`",
+              {{"pending", st->pending.size()}});
+  return serve_until_stopped(app, signals);
+}
+
+int cmd_up(App& app) {
+  StopSignals signals;
+  if (!app.open_db()) return 1;
+  store::Migrator migrator(*app.db, migrations());
+  auto applied = migrator.apply();
+  if (!applied) {
+    std::cerr << "peto: " << applied.status().message() << "\n";
+    return 1;
+  }
+  ScheduleOptions schedule;
+  schedule.loop = true;
+  std::thread scheduler([&] { scheduler_loop(app, schedule, signals); });
+  bool worker_clean = true;
+  std::thread worker([&] { worker_clean = worker_loop(app, WorkOptions{}, signals); });
+  int code = serve_until_stopped(app, signals);
+  signals.request_stop();
+  scheduler.join();
+  worker.join();
+  if (!worker_clean) std::_Exit(code);  // a task handler is still running: end now
+  return code;
+}
+
+}  // namespace peto::app

@@ -1,0 +1,78 @@
+// peto's command line: parse flags, build the App, call one command.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "app/app.h"
+
+int main(int argc, char** argv) {
+  using namespace peto;
+  CLI::App cli{"peto: a self-hosted job-search manager", "peto"};
+  cli.require_subcommand(1);
+  cli.set_help_all_flag("--help-all", "show help for every command");
+
+  auto* up =
+      cli.add_subcommand("up", "migrate, then serve the web app with the scheduler and a worker");
+  auto* serve = cli.add_subcommand("serve", "serve the web app, JSON API, /healthz and /metrics");
+  std::string listen;
+  serve->add_option("--listen", listen, "HOST:PORT to listen on (default PETO_LISTEN)");
+  auto* migrate = cli.add_subcommand("migrate", "apply pending database migrations");
+  bool check = false;
+  migrate->add_flag("--check", check, "exit 1 if any migration is pending; apply nothing");
+  auto* schedule = cli.add_subcommand("schedule", "run one scheduler pass (or a loop of them)");
+  app::ScheduleOptions sched;
+  schedule->add_flag("--loop", sched.loop, "run passes until stopped");
+  schedule->add_option("--every", sched.every_s, "seconds between passes (at least 10)")
+      ->check(CLI::Range(1, 86400));
+  schedule
+      ->add_option("--sync-budget", sched.sync_budget_s,
+                   "seconds a pass may spend starting syncs (0 = no limit)")
+      ->check(CLI::Range(0, 86400));
+  schedule->add_flag("--json", sched.json, "print one JSON object per pass");
+  auto* work = cli.add_subcommand("work", "run the worker that does queued background tasks");
+  app::WorkOptions wopts;
+  work->add_flag("--once", wopts.once, "do what is due now, then exit");
+  work->add_option("--every", wopts.every_s, "seconds of the first idle wait (at least 0.1)")
+      ->check(CLI::Range(0.1, 3600.0));
+  work->add_option("--queue", wopts.queue, "the queue to work on (default: default)")
+      ->check([](const std::string& q) {
+        return q.empty() || q.size() > 64 ? std::string("a queue name is 1 to 64 characters")
+                                          : std::string();
+      });
+  work->add_option("--concurrency", wopts.concurrency, "tasks run at once")
+      ->check(CLI::Range(1, 256));
+  auto* health = cli.add_subcommand("healthcheck", "exit 0 when the named part is healthy");
+  std::string part;
+  int health_every = 300;
+  health->add_option("part", part, "scheduler, worker or web")
+      ->required()
+      ->check(CLI::IsMember({"scheduler", "worker", "web"}));
+  health->add_option("--every", health_every, "the scheduler's --every (for its allowance)")
+      ->check(CLI::Range(1, 86400));
+  auto* version = cli.add_subcommand("version", "print the version");
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (what.empty()) what = "bad command line";
+    std::cerr << "peto: " << what << " (see peto --help)\n";
+    return 2;
+  }
+
+  if (version->parsed()) return app::cmd_version();
+  bool serving = up->parsed() || serve->parsed();
+  auto loaded = app::load(/*need_secret_key=*/serving);
+  if (!loaded) return 2;
+  app::App& a = *loaded;
+  if (migrate->parsed()) return app::cmd_migrate(a, check);
+  if (health->parsed()) return app::cmd_healthcheck(a, part, health_every);
+  if (schedule->parsed()) return app::cmd_schedule(a, sched);
+  if (work->parsed()) return app::cmd_work(a, wopts);
+  if (serve->parsed()) return app::cmd_serve(a, listen);
+  if (up->parsed()) return app::cmd_up(a);
+  return 2;
+}
