@@ -80,7 +80,8 @@ void Worker::thread_main() {
     {
       std::unique_lock lock(mu_);
       work_cv_.wait(lock, [&] { return !local_.empty() || stopping_; });
-      if (local_.empty()) return;  // stopping, nothing left to start
+      // Once stopping, nothing new starts: run() gives the rest back.
+      if (stopping_ || local_.empty()) return;
       task = std::move(local_.front());
       local_.pop_front();
       ++running_;
