@@ -1,5 +1,7 @@
 #include "web/metrics.h"
 
+#include <algorithm>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -66,15 +68,42 @@ void scheduler_metrics(store::Db& db, const Clock& clock, std::ostringstream& ou
       << "\n";
 }
 
+void queue_metrics(store::Db& db, const Clock& clock, std::ostringstream& out) {
+  out << "# HELP peto_tasks Tasks in the queue table by queue and state.\n"
+         "# TYPE peto_tasks gauge\n";
+  for (const auto& r : db.query("SELECT queue, state, COUNT(*) FROM tasks GROUP BY queue, state"))
+    out << "peto_tasks{queue=\"" << label(r.text(0)) << "\",state=\"" << label(r.text(1)) << "\"} "
+        << r.int_at(2) << "\n";
+  out << "# HELP peto_tasks_oldest_available_age_seconds Age of the oldest task due and waiting.\n"
+         "# TYPE peto_tasks_oldest_available_age_seconds gauge\n";
+  auto oldest = db.query(
+      "SELECT queue, MIN(run_at) FROM tasks WHERE state = 'available'"
+      " AND run_at <= COALESCE(?, now_ms()) GROUP BY queue",
+      {store::now_param(clock)});
+  for (const auto& r : oldest)
+    out << "peto_tasks_oldest_available_age_seconds{queue=\"" << label(r.text(0)) << "\"} "
+        << std::max<std::int64_t>(0, clock.now_ms() - r.int_at(1)) / 1000.0 << "\n";
+  out << "# HELP peto_tasks_finished Finished tasks kept (7 days) by kind and outcome.\n"
+         "# TYPE peto_tasks_finished gauge\n";
+  for (const auto& r :
+       db.query("SELECT kind, state, COUNT(*) FROM tasks WHERE state IN ('done', 'failed')"
+                " GROUP BY kind, state"))
+    out << "peto_tasks_finished{kind=\"" << label(r.text(0)) << "\",state=\"" << label(r.text(1))
+        << "\"} " << r.int_at(2) << "\n";
+}
+
 }  // namespace
 
 std::string render_metrics(const MetricsDeps& deps) {
   std::ostringstream out;
   bool up = false;
   std::ostringstream body;
+  body << std::fixed << std::setprecision(3);
   try {
     if (deps.db) {
-      scheduler_metrics(*deps.db, deps.clock ? *deps.clock : system_clock(), body);
+      const Clock& clock = deps.clock ? *deps.clock : system_clock();
+      scheduler_metrics(*deps.db, clock, body);
+      queue_metrics(*deps.db, clock, body);
       up = true;
     }
   } catch (const std::exception& e) {

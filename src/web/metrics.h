@@ -4,7 +4,9 @@
 // database, so any web node can answer for a scheduler on another machine):
 // when it finished, how long it took, each step's counts and duration, and
 // how often the pass lease was taken over from a holder that never released
-// it. Never throws; a database that cannot be read gives peto_up 0.
+// it; and the task queue: tasks by queue and state, the age of the oldest due
+// task per queue, finished tasks by kind and outcome. Never throws; a database that cannot be read
+// gives peto_up 0.
 #pragma once
 
 #include <string>
