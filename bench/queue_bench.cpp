@@ -6,6 +6,7 @@
 //   queue_bench --mode latency --url URL --concurrency C --rate R --seconds S
 //     {"system":"peto","mode":"latency","count":N,"p50_ms":…,"p99_ms":…}
 //   queue_bench --mode idle --url URL --seconds S
+//     {"mode":"idle","event":"ready"} once the worker runs, then after S s
 //     {"system":"peto","mode":"idle","seconds":S}   (the driver counts statements)
 //
 // Throughput: N no-op tasks are enqueued in batches of 1,000 first; the clock
@@ -121,6 +122,8 @@ nlohmann::json idle(store::Db& db, const std::string& url, int seconds) {
   engine::TaskKinds kinds;
   engine::Worker worker(db, system_clock(), kinds, worker_options(url, 1));
   std::thread runner([&] { worker.run(); });
+  while (worker.stats().passes == 0) std::this_thread::sleep_for(1ms);
+  std::cout << R"({"mode":"idle","event":"ready"})" << std::endl;
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
   worker.stop();
   runner.join();
