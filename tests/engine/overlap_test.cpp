@@ -67,26 +67,9 @@ class OverlapTest : public testing::EngineTest {
   }
 
   void run_schedulers(int n, int rounds) {
-    std::vector<pid_t> kids;
-    for (int i = 0; i < n; ++i) {
-      pid_t pid = fork();
-      ASSERT_GE(pid, 0);
-      if (pid == 0) {
-        int code = 2;
-        try {
-          code = child(url(), config_, rounds);
-        } catch (const std::exception& e) {
-          std::ofstream(dir() / ("child-error-" + std::to_string(getpid()))) << e.what();
-        }
-        _exit(code);
-      }
-      kids.push_back(pid);
-    }
-    for (pid_t pid : kids) {
-      int status = 0;
-      waitpid(pid, &status, 0);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a scheduler process failed";
-    }
+    int failed = testing::run_in_processes(
+        n, [&](int) { return child(url(), config_, rounds); }, dir());
+    EXPECT_EQ(failed, 0) << "a scheduler process failed";
   }
 
   void check_invariants() {

@@ -67,13 +67,9 @@ TEST_P(WorkerTest, FourWorkerProcessesHandleEachOfTenThousandTasksOnce) {
     batch.emplace_back("record");
     if (batch.size() == 1000) q.enqueue_batch(std::exchange(batch, {}));
   }
-  std::vector<pid_t> kids;
-  for (int w = 0; w < kWorkers; ++w) {
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      int code = 0;
-      try {
+  int failed = testing::run_in_processes(
+      kWorkers,
+      [&](int) {
         auto own = store::Db::open(url(), 6);
         auto kinds = recording_kinds(*own);
         auto o = options();
@@ -81,19 +77,10 @@ TEST_P(WorkerTest, FourWorkerProcessesHandleEachOfTenThousandTasksOnce) {
         engine::Worker worker(*own, system_clock(), kinds, o);
         while (worker.run_pass() > 0) {
         }
-      } catch (const std::exception& e) {
-        std::ofstream(dir() / ("worker-error-" + std::to_string(getpid()))) << e.what();
-        code = 1;
-      }
-      _exit(code);
-    }
-    kids.push_back(pid);
-  }
-  for (pid_t pid : kids) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+        return 0;
+      },
+      dir());
+  EXPECT_EQ(failed, 0);
   EXPECT_EQ(db().query("SELECT COUNT(*) FROM handled")[0].int_at(0), kTasks);
   EXPECT_EQ(db().query("SELECT COUNT(DISTINCT task_id) FROM handled")[0].int_at(0), kTasks)
       << "every task handled exactly once";

@@ -105,30 +105,21 @@ TEST_P(CacheTest, AddIsExclusiveAcrossThreads) {
 
 TEST_P(CacheTest, AddIsExclusiveAcrossProcesses) {
   constexpr int kKeys = 200, kProcs = 2;
-  std::vector<pid_t> kids;
-  for (int p = 0; p < kProcs; ++p) {
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      int wins = 0;
-      try {
+  int failed = testing::run_in_processes(
+      kProcs,
+      [&](int p) {
+        int wins = 0;
         auto own = store::Db::open(url(), 1);
         store::Cache cache(*own, system_clock());
         for (int i = 0; i < kKeys; ++i)
           if (cache.add("race" + std::to_string(i), std::to_string(p), 1min)) ++wins;
         std::ofstream(dir() / ("wins" + std::to_string(p))) << wins;
-      } catch (...) {
-        _exit(3);
-      }
-      _exit(0);
-    }
-    kids.push_back(pid);
-  }
+        return 0;
+      },
+      dir());
+  ASSERT_EQ(failed, 0);
   int total = 0;
   for (int p = 0; p < kProcs; ++p) {
-    int status = 0;
-    waitpid(kids[p], &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     int wins = 0;
     std::ifstream(dir() / ("wins" + std::to_string(p))) >> wins;
     total += wins;

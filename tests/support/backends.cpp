@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 
 namespace peto::testing {
@@ -75,6 +76,32 @@ std::unique_ptr<store::Db> BackendTest::open_again(int pool_size) const {
 std::string peto_binary() {
   if (const char* p = std::getenv("PETO_BINARY")) return p;
   return PETO_BINARY_PATH;
+}
+
+int run_in_processes(int n, const std::function<int(int)>& child,
+                     const std::filesystem::path& error_dir) {
+  std::vector<pid_t> kids;
+  for (int i = 0; i < n; ++i) {
+    pid_t pid = fork();
+    if (pid < 0) return n - i;
+    if (pid == 0) {
+      int code = 2;
+      try {
+        code = child(i);
+      } catch (const std::exception& e) {
+        std::ofstream(error_dir / ("child-error-" + std::to_string(getpid()))) << e.what();
+      }
+      _exit(code);
+    }
+    kids.push_back(pid);
+  }
+  int failed = 0;
+  for (pid_t pid : kids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+  }
+  return failed;
 }
 
 int run_command(const std::string& cmd, std::string* out) {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -55,6 +56,13 @@ class TempDir {
 
 // The built peto binary (for tests that run the real command).
 std::string peto_binary();
+
+// Runs `child(i)` in `n` forked processes at once (i = 0 … n-1) and waits for
+// them all; returns how many did not exit 0. A child returns its exit code;
+// an exception it throws is written to `error_dir` and counts as a failure.
+// Children must open their own Db: connections do not cross a fork.
+int run_in_processes(int n, const std::function<int(int)>& child,
+                     const std::filesystem::path& error_dir);
 
 // Runs a shell command, returns its exit code and fills `out` with stdout+stderr.
 int run_command(const std::string& cmd, std::string* out = nullptr);
