@@ -253,7 +253,19 @@ bool Worker::run() {
       ++stats_.passes;
     }
     upkeep();
-    flush();
+    // Finish in batches: once a thread's worth of outcomes is waiting, or
+    // the oldest has waited a few milliseconds, or nothing else is in flight.
+    {
+      std::unique_lock lock(mu_);
+      bool drained = running_ == 0 && local_.empty();
+      bool due = outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) || drained ||
+                 std::chrono::steady_clock::now() - last_flush_ >= kFlushDelay;
+      lock.unlock();
+      if (due) {
+        flush();
+        last_flush_ = std::chrono::steady_clock::now();
+      }
+    }
     int claimed = claim_into_local();
     if (claimed > 0) {
       idle = options_.every;
@@ -265,7 +277,10 @@ bool Worker::run() {
       busy = running_ > 0 || !local_.empty();
       if (busy) {
         // Full or draining: wait for an outcome to flush.
-        done_cv_.wait_for(lock, 50ms, [&] { return !outcomes_.empty() || stopping_.load(); });
+        done_cv_.wait_for(lock, kFlushDelay, [&] {
+          return outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) ||
+                 (running_ == 0 && local_.empty()) || stopping_.load();
+        });
       }
     }
     if (busy) continue;

@@ -136,6 +136,8 @@ class Worker {
   std::optional<std::chrono::steady_clock::time_point> last_heartbeat_;
   std::chrono::steady_clock::time_point last_rescue_{};
   std::chrono::steady_clock::time_point last_renew_{};
+  std::chrono::steady_clock::time_point last_flush_{};
+  static constexpr std::chrono::milliseconds kFlushDelay{5};
   std::mt19937_64 rng_{std::random_device{}()};
   struct Listener;
   std::unique_ptr<Listener> listener_;
