@@ -1,7 +1,8 @@
 #include "core/config.h"
 
+#include "core/token.h"
+
 #include <fcntl.h>
-#include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -177,11 +178,7 @@ Status ensure_secret_key(Config& config) {
     config.secret_key = key;
     return Status::ok();
   }
-  if (sodium_init() < 0) return Status::internal("libsodium could not start");
-  unsigned char raw[32];
-  randombytes_buf(raw, sizeof raw);
-  char hex[65];
-  sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
+  const std::string hex = random_token(32);
   // Written whole to a temp file, then linked into place: link() fails if the
   // key exists, so two processes starting at once agree on one key and neither
   // ever reads a half-written file.

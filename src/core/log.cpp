@@ -5,9 +5,9 @@
 
 #include <atomic>
 #include <mutex>
-#include <random>
 
 #include "core/clock.h"
+#include "core/token.h"
 
 namespace peto::log {
 
@@ -116,13 +116,7 @@ void write(Level l, std::string_view logger, std::string_view message,
 }
 
 std::string new_scope_id(std::string_view prefix) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  static const char* hex = "0123456789abcdef";
-  std::string id(prefix);
-  id += '-';
-  auto v = rng();
-  for (int i = 0; i < 12; ++i, v >>= 4) id += hex[v & 15];
-  return id;
+  return std::string(prefix) + "-" + random_token(6);
 }
 
 Scope::Scope(std::string id) : previous_(std::move(t_scope)) { t_scope = std::move(id); }

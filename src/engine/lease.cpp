@@ -1,18 +1,6 @@
 #include "engine/lease.h"
 
-#include <sodium.h>
-
 namespace peto::engine {
-
-std::string random_token() {
-  static const bool ready = sodium_init() >= 0;
-  (void)ready;
-  unsigned char raw[16];
-  randombytes_buf(raw, sizeof raw);
-  char hex[33];
-  sodium_bin2hex(hex, sizeof hex, raw, sizeof raw);
-  return hex;
-}
 
 std::vector<store::Migration> PassLease::migrations() {
   return {{2, "scheduler_lease",

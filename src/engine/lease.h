@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/token.h"
 #include "store/db.h"
 #include "store/migrate.h"
 
@@ -50,8 +51,5 @@ class PassLease {
   const Clock& clock_;
   std::string name_;
 };
-
-// A fresh random token (32 hex digits) for leases and claims.
-std::string random_token();
 
 }  // namespace peto::engine

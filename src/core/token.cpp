@@ -1,0 +1,21 @@
+#include "core/token.h"
+
+#include <sodium.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace peto {
+
+std::string random_token(int bytes) {
+  static const bool ready = sodium_init() >= 0;
+  if (!ready) throw std::runtime_error("libsodium could not start");
+  std::vector<unsigned char> raw(static_cast<std::size_t>(bytes));
+  randombytes_buf(raw.data(), raw.size());
+  std::string hex(raw.size() * 2 + 1, '\0');
+  sodium_bin2hex(hex.data(), hex.size(), raw.data(), raw.size());
+  hex.pop_back();
+  return hex;
+}
+
+}  // namespace peto
