@@ -1,0 +1,90 @@
+#include "core/timezone.h"
+
+#include <date/tz.h>
+
+#include <chrono>
+#include <exception>
+
+namespace peto {
+
+namespace {
+
+using Ms = std::chrono::milliseconds;
+
+// The zone for `name`, or nullptr when the database does not know it.
+const date::time_zone* find_zone(std::string_view name) {
+  if (name.empty() || name.size() > 64) return nullptr;
+  try {
+    return date::locate_zone(name);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+const date::time_zone* zone_or_utc(const std::string& name) {
+  const date::time_zone* z = find_zone(name);
+  return z != nullptr ? z : date::locate_zone("UTC");
+}
+
+// Reads exactly `n` digits at `pos`; -1 when they are not there.
+int digits(std::string_view s, std::size_t pos, std::size_t n) {
+  if (pos + n > s.size()) return -1;
+  int v = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+std::optional<date::year_month_day> parse_ymd(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
+  int y = digits(s, 0, 4), m = digits(s, 5, 2), d = digits(s, 8, 2);
+  if (y < 1 || m < 1 || d < 1) return std::nullopt;
+  date::year_month_day ymd{date::year{y}, date::month{static_cast<unsigned>(m)},
+                           date::day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) return std::nullopt;
+  return ymd;
+}
+
+}  // namespace
+
+bool is_valid_time_zone(std::string_view iana_name) { return find_zone(iana_name) != nullptr; }
+
+std::string format_local(std::int64_t utc_ms, const std::string& zone, std::string_view fmt) {
+  date::sys_time<Ms> tp{Ms{utc_ms}};
+  auto zoned = date::make_zoned(zone_or_utc(zone), tp);
+  return date::format(std::string(fmt), zoned);
+}
+
+std::string local_date(std::int64_t utc_ms, const std::string& zone) {
+  return format_local(utc_ms, zone, "%Y-%m-%d");
+}
+
+std::optional<std::int64_t> parse_local(std::string_view text, const std::string& zone) {
+  if (text.size() != 16 && text.size() != 19) return std::nullopt;
+  auto ymd = parse_ymd(text.substr(0, 10));
+  if (!ymd || (text[10] != 'T' && text[10] != ' ') || text[13] != ':') return std::nullopt;
+  int hh = digits(text, 11, 2), mm = digits(text, 14, 2), ss = 0;
+  if (text.size() == 19) {
+    if (text[16] != ':') return std::nullopt;
+    ss = digits(text, 17, 2);
+  }
+  if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59) return std::nullopt;
+  const date::time_zone* z = find_zone(zone);
+  if (z == nullptr) z = date::locate_zone("UTC");
+  date::local_time<std::chrono::seconds> local = date::local_days{*ymd} + std::chrono::hours{hh} +
+                                                 std::chrono::minutes{mm} +
+                                                 std::chrono::seconds{ss};
+  auto sys = z->to_sys(local, date::choose::earliest);
+  return std::chrono::duration_cast<Ms>(sys.time_since_epoch()).count();
+}
+
+std::optional<std::int64_t> parse_date_utc_ms(std::string_view yyyy_mm_dd) {
+  auto ymd = parse_ymd(yyyy_mm_dd);
+  if (!ymd) return std::nullopt;
+  date::sys_days days{*ymd};
+  return std::chrono::duration_cast<Ms>(days.time_since_epoch()).count();
+}
+
+}  // namespace peto

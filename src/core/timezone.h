@@ -1,0 +1,38 @@
+// Time zones: IANA names, local formatting and parsing for what people see.
+//
+// peto stores UTC milliseconds everywhere; a person's profile names the zone
+// their pages are shown in and their form inputs are read in. The zone data is
+// the system's tzdata, through Howard Hinnant's date library, so it updates
+// with the operating system. An unknown zone name is never an error here: it
+// formats as UTC (profiles are validated with is_valid_time_zone before they
+// are saved). All functions are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace peto {
+
+// True for a zone the tz database knows ("Europe/Lisbon", "UTC").
+bool is_valid_time_zone(std::string_view iana_name);
+
+// `utc_ms` in `zone`, formatted with date::format's strftime-like `fmt`.
+std::string format_local(std::int64_t utc_ms, const std::string& zone,
+                         std::string_view fmt = "%Y-%m-%d %H:%M");
+
+// The calendar date ("YYYY-MM-DD") that `utc_ms` falls on in `zone`.
+std::string local_date(std::int64_t utc_ms, const std::string& zone);
+
+// "YYYY-MM-DDTHH:MM" (an <input type="datetime-local">) or "YYYY-MM-DD HH:MM",
+// optionally with ":SS", read as a wall time in `zone`; UTC ms, or nullopt for
+// anything else. A wall time skipped by a clock change resolves to the moment
+// of the change; one that happens twice resolves to the earlier.
+std::optional<std::int64_t> parse_local(std::string_view text, const std::string& zone);
+
+// Midnight UTC of a real calendar date "YYYY-MM-DD"; nullopt for junk or an
+// impossible date ("2026-02-30").
+std::optional<std::int64_t> parse_date_utc_ms(std::string_view yyyy_mm_dd);
+
+}  // namespace peto
