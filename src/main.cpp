@@ -49,6 +49,31 @@ int main(int argc, char** argv) {
   health->add_option("--every", health_every, "the scheduler's --every (for its allowance)")
       ->check(CLI::Range(1, 86400));
   auto* version = cli.add_subcommand("version", "print the version");
+  auto* user = cli.add_subcommand("user", "manage accounts");
+  user->require_subcommand(1);
+  auto* user_create = user->add_subcommand("create", "create an account (the first is admin)");
+  std::string user_email;
+  bool user_admin = false;
+  bool password_stdin = false;
+  user_create->add_option("--email", user_email, "the account's e-mail address")->required();
+  user_create->add_flag("--admin", user_admin, "make the account an administrator");
+  user_create->add_flag("--password-stdin", password_stdin, "read the password from standard input")
+      ->required();
+  auto* invite = cli.add_subcommand("invite", "manage invites");
+  invite->require_subcommand(1);
+  auto* invite_create = invite->add_subcommand("create", "create an invite; prints its link");
+  std::string invite_by;
+  std::string invite_email;
+  invite_create->add_option("--by", invite_by, "the inviting administrator's e-mail address")
+      ->required();
+  invite_create->add_option("--email", invite_email, "only this address may use the invite");
+  auto* demo = cli.add_subcommand("demo", "create an account filled with example data to try peto");
+  std::string demo_email = "demo@example.com";
+  bool demo_password_stdin = false;
+  demo->add_option("--email", demo_email, "the demo account's e-mail address")
+      ->capture_default_str();
+  demo->add_flag("--password-stdin", demo_password_stdin,
+                 "read the password from standard input (else one is made and printed)");
 
   try {
     cli.parse(argc, argv);
@@ -74,5 +99,8 @@ int main(int argc, char** argv) {
   if (work->parsed()) return app::cmd_work(a, wopts);
   if (serve->parsed()) return app::cmd_serve(a, listen);
   if (up->parsed()) return app::cmd_up(a);
+  if (user_create->parsed()) return app::cmd_user_create(a, user_email, user_admin, std::cin);
+  if (invite_create->parsed()) return app::cmd_invite_create(a, invite_by, invite_email);
+  if (demo->parsed()) return app::cmd_demo(a, demo_email, demo_password_stdin, std::cin);
   return 2;
 }

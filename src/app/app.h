@@ -5,6 +5,7 @@
 // input (one line naming what was wrong).
 #pragma once
 
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,5 +63,15 @@ int cmd_serve(App& app, const std::string& listen_override);
 int cmd_up(App& app);
 int cmd_healthcheck(App& app, const std::string& what, int every_s);
 int cmd_version();
+// `peto user create`: the password is the first line of `password_in`.
+int cmd_user_create(App& app, const std::string& email, bool admin, std::istream& password_in);
+// `peto invite create`: prints the invite link (a path unless PETO_PUBLIC_URL
+// is set) alone on the last line.
+int cmd_invite_create(App& app, const std::string& by_email, const std::string& bound_email);
+// `peto demo`: an account with a realistic job search in it (app/demo.cpp).
+// load_demo fills `owner`'s empty account through the domain API, dated
+// around `clock`'s now; it throws std::logic_error if the domain refuses it.
+void load_demo(store::Db& db, const Clock& clock, std::int64_t owner);
+int cmd_demo(App& app, const std::string& email, bool password_stdin, std::istream& password_in);
 
 }  // namespace peto::app

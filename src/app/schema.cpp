@@ -2,6 +2,8 @@
 // exposes its migrations next to its code; they are listed here, in version
 // order, so one place shows how the schema grew.
 #include "app/app.h"
+#include "domain/accounts.h"
+#include "domain/kinds.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
 #include "media/uploads.h"
@@ -18,6 +20,8 @@ std::vector<store::Migration> migrations() {
   add(engine::PassLease::migrations());  // 2
   add(media::Uploads::migrations());     // 3
   add(engine::Queue::migrations());      // 4
+  add(domain::Accounts::migrations());   // 5
+  add(domain::record_migrations());      // 6
   return all;
 }
 

@@ -184,10 +184,10 @@ class Db {
   virtual void give_back(std::unique_ptr<Conn> conn) = 0;
 };
 
-// Runs `fn(conn)` inside a write transaction on an already borrowed connection.
+// Runs `fn(conn)` in the transaction `conn` has just begun: commits when it
+// returns, rolls back and rethrows when it throws.
 template <typename Fn>
-auto with_write(Conn& conn, Fn&& fn) -> decltype(fn(conn)) {
-  conn.begin_write();
+auto finish_transaction(Conn& conn, Fn&& fn) -> decltype(fn(conn)) {
   try {
     if constexpr (std::is_void_v<decltype(fn(conn))>) {
       fn(conn);
@@ -204,6 +204,21 @@ auto with_write(Conn& conn, Fn&& fn) -> decltype(fn(conn)) {
     }
     throw;
   }
+}
+
+// Runs `fn(conn)` inside a write transaction on an already borrowed connection.
+template <typename Fn>
+auto with_write(Conn& conn, Fn&& fn) -> decltype(fn(conn)) {
+  conn.begin_write();
+  return finish_transaction(conn, std::forward<Fn>(fn));
+}
+
+// Runs `fn(conn)` inside a read transaction: its statements see one snapshot,
+// and on SQLite they share one read lock instead of taking one each.
+template <typename Fn>
+auto with_read(Conn& conn, Fn&& fn) -> decltype(fn(conn)) {
+  conn.begin_read();
+  return finish_transaction(conn, std::forward<Fn>(fn));
 }
 
 template <typename Fn>

@@ -1,0 +1,403 @@
+#include "domain/accounts.h"
+
+#include <sodium.h>
+
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "core/timezone.h"
+#include "core/token.h"
+
+namespace peto::domain {
+
+namespace {
+
+constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
+constexpr std::int64_t kTouchEveryMs = 60 * 1000;
+constexpr std::size_t kMaxPasswordBytes = 1024;  // argon2 takes any length; a form should not
+constexpr const char* kAccountColumns =
+    "id, email, is_admin, active, language, time_zone, quiet_after_days, closing_notice_days";
+
+// Thrown inside accept_invite's transaction when another acceptance won.
+struct InviteTaken {};
+
+// -1 = not decided yet (read PETO_PASSWORD_COST at the first hash).
+std::atomic<int> g_cost{-1};
+
+PasswordCost password_cost() {
+  int c = g_cost.load();
+  if (c < 0) {
+    const char* env = std::getenv("PETO_PASSWORD_COST");
+    c = (env != nullptr && std::string(env) == "test") ? 1 : 0;
+    g_cost.store(c);
+  }
+  return c == 1 ? PasswordCost::test : PasswordCost::interactive;
+}
+
+void ensure_sodium() {
+  static const bool ready = sodium_init() >= 0;
+  if (!ready) throw std::runtime_error("libsodium could not start");
+}
+
+std::string hash_password(const std::string& password) {
+  ensure_sodium();
+  bool test = password_cost() == PasswordCost::test;
+  char out[crypto_pwhash_STRBYTES];
+  if (crypto_pwhash_str(out, password.data(), password.size(),
+                        test ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE,
+                        test ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE) !=
+      0) {
+    throw std::runtime_error("out of memory hashing a password");
+  }
+  return out;
+}
+
+bool verify_password(const std::string& hash, const std::string& password) {
+  ensure_sodium();
+  return crypto_pwhash_str_verify(hash.c_str(), password.data(), password.size()) == 0;
+}
+
+// A hash of nothing anybody knows, to verify against for unknown addresses.
+const std::string& dummy_hash() {
+  static const std::string h = hash_password(random_token(16));
+  return h;
+}
+
+std::size_t code_points(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+void check_new_password(const std::string& password, const std::string& field,
+                        FieldErrors& errors) {
+  if (code_points(password) < kMinPasswordLength) errors.add(field, "error_password_short");
+  if (password.size() > kMaxPasswordBytes) errors.add(field, "error_password_long");
+}
+
+bool valid_language(const std::string& lang) {
+  if (lang.empty()) return true;
+  if (lang.size() > 12) return false;
+  std::size_t i = 0;
+  while (i < lang.size() && lang[i] >= 'a' && lang[i] <= 'z') ++i;
+  if (i < 2 || i > 3) return false;
+  if (i == lang.size()) return true;
+  if (lang[i] != '-' || i + 1 == lang.size()) return false;
+  for (++i; i < lang.size(); ++i) {
+    if (!std::isalnum(static_cast<unsigned char>(lang[i]))) return false;
+  }
+  return true;
+}
+
+Account account_from(const store::Row& r) {
+  Account a;
+  a.id = r.int_at(0);
+  a.email = r.text(1);
+  a.is_admin = r.int_at(2) != 0;
+  a.active = r.int_at(3) != 0;
+  a.language = r.text(4);
+  a.time_zone = r.text(5);
+  a.quiet_after_days = static_cast<int>(r.int_at(6));
+  a.closing_notice_days = static_cast<int>(r.int_at(7));
+  return a;
+}
+
+}  // namespace
+
+void set_password_cost(PasswordCost cost) { g_cost.store(cost == PasswordCost::test ? 1 : 0); }
+
+std::string token_hash(const std::string& token) {
+  ensure_sodium();
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(token.data()), token.size());
+  char hex[crypto_hash_sha256_BYTES * 2 + 1];
+  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+  return hex;
+}
+
+std::optional<std::string> normalise_email(const std::string& email) {
+  std::size_t b = email.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::nullopt;
+  std::size_t e = email.find_last_not_of(" \t\r\n");
+  std::string s = email.substr(b, e - b + 1);
+  if (s.size() > 254) return std::nullopt;
+  std::size_t at = s.find('@');
+  if (at == 0 || at == std::string::npos || s.find('@', at + 1) != std::string::npos) {
+    return std::nullopt;
+  }
+  for (char& c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7F || c == '<' || c == '>' || c == '"' || c == ',') return std::nullopt;
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  std::string domain = s.substr(at + 1);
+  std::size_t dot = domain.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == domain.size() || domain.front() == '.' ||
+      domain.find("..") != std::string::npos) {
+    return std::nullopt;
+  }
+  return s;
+}
+
+Accounts::Accounts(store::Db& db, const Clock& clock) : db_(db), clock_(clock) {}
+
+std::vector<store::Migration> Accounts::migrations() {
+  auto tables = [](const std::string& id_column) {
+    return "CREATE TABLE users (" + id_column +
+           ", email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL,"
+           " is_admin INTEGER NOT NULL DEFAULT 0, active INTEGER NOT NULL DEFAULT 1,"
+           " language TEXT NOT NULL DEFAULT '', time_zone TEXT NOT NULL DEFAULT 'UTC',"
+           " quiet_after_days INTEGER NOT NULL DEFAULT 21,"
+           " closing_notice_days INTEGER NOT NULL DEFAULT 3,"
+           " created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);"
+           // id is the SHA-256 (hex) of the cookie's token; the token is never stored.
+           "CREATE TABLE sessions (id TEXT PRIMARY KEY,"
+           " user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,"
+           " csrf_token TEXT NOT NULL, created_at BIGINT NOT NULL,"
+           " last_seen_at BIGINT NOT NULL, expires_at BIGINT NOT NULL);"
+           "CREATE INDEX sessions_user ON sessions (user_id);"
+           "CREATE INDEX sessions_expires_at ON sessions (expires_at);"
+           "CREATE TABLE invites (" +
+           id_column +
+           ", token_hash TEXT NOT NULL UNIQUE, email TEXT NOT NULL DEFAULT '',"
+           " created_by BIGINT REFERENCES users (id) ON DELETE SET NULL,"
+           " created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,"
+           " accepted_by BIGINT REFERENCES users (id) ON DELETE SET NULL, accepted_at BIGINT);";
+  };
+  return {{5, "accounts", tables("id INTEGER PRIMARY KEY"),
+           tables("id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")}};
+}
+
+std::variant<Account, FieldErrors> Accounts::insert_account(store::Conn& conn,
+                                                            const std::string& email,
+                                                            const std::string& password_hash,
+                                                            bool admin) {
+  FieldErrors errors;
+  if (!conn.query("SELECT 1 FROM users WHERE email = ?", {email}).empty()) {
+    errors.add("email", "error_email_taken");
+    return errors;
+  }
+  bool first = conn.query("SELECT 1 FROM users LIMIT 1").empty();
+  std::int64_t now = clock_.now_ms();
+  auto rows = conn.query(
+      std::string("INSERT INTO users (email, password_hash, is_admin, active, created_at,"
+                  " updated_at) VALUES (?, ?, ?, 1, ?, ?) RETURNING ") +
+          kAccountColumns,
+      {email, password_hash, (admin || first) ? 1 : 0, now, now});
+  return account_from(rows[0]);
+}
+
+std::variant<Account, FieldErrors> Accounts::create(const std::string& email,
+                                                    const std::string& password, bool admin) {
+  FieldErrors errors;
+  auto folded = normalise_email(email);
+  if (!folded) errors.add("email", "error_email_invalid");
+  check_new_password(password, "password", errors);
+  if (!errors.empty()) return errors;
+  std::string hash = hash_password(password);
+  try {
+    return db_.write([&](store::Conn& c) { return insert_account(c, *folded, hash, admin); });
+  } catch (const store::Error& e) {
+    // Two creates of one address at once: the UNIQUE index decides.
+    if (e.kind() != store::Error::Kind::constraint) throw;
+    errors.add("email", "error_email_taken");
+    return errors;
+  }
+}
+
+std::optional<Account> Accounts::find(std::int64_t id) {
+  auto rows =
+      db_.query(std::string("SELECT ") + kAccountColumns + " FROM users WHERE id = ?", {id});
+  if (rows.empty()) return std::nullopt;
+  return account_from(rows[0]);
+}
+
+std::optional<Account> Accounts::find_by_email(const std::string& email) {
+  auto folded = normalise_email(email);
+  if (!folded) return std::nullopt;
+  auto rows = db_.query(std::string("SELECT ") + kAccountColumns + " FROM users WHERE email = ?",
+                        {*folded});
+  if (rows.empty()) return std::nullopt;
+  return account_from(rows[0]);
+}
+
+std::optional<Account> Accounts::check_password(const std::string& email,
+                                                const std::string& password) {
+  auto folded = normalise_email(email);
+  std::optional<store::Row> row;
+  if (folded) {
+    auto rows = db_.query(
+        std::string("SELECT ") + kAccountColumns + ", password_hash FROM users WHERE email = ?",
+        {*folded});
+    if (!rows.empty()) row = rows[0];
+  }
+  if (!row || password.size() > kMaxPasswordBytes) {
+    verify_password(dummy_hash(), password.substr(0, kMaxPasswordBytes));
+    return std::nullopt;
+  }
+  if (!verify_password(row->text(8), password)) return std::nullopt;
+  Account a = account_from(*row);
+  if (!a.active) return std::nullopt;
+  return a;
+}
+
+bool Accounts::any() { return !db_.query("SELECT 1 FROM users LIMIT 1").empty(); }
+
+FieldErrors Accounts::change_password(std::int64_t id, const std::string& current,
+                                      const std::string& next, const std::string& keep_session) {
+  FieldErrors errors;
+  auto rows = db_.query("SELECT password_hash FROM users WHERE id = ?", {id});
+  if (rows.empty() || current.size() > kMaxPasswordBytes ||
+      !verify_password(rows[0].text(0), current)) {
+    errors.add("current", "error_password_wrong");
+  }
+  check_new_password(next, "new", errors);
+  if (!errors.empty()) return errors;
+  std::string hash = hash_password(next);
+  db_.write([&](store::Conn& conn) {
+    conn.query("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?",
+               {hash, clock_.now_ms(), id});
+    conn.query("DELETE FROM sessions WHERE user_id = ? AND id <> ?",
+               {id, keep_session.empty() ? std::string() : token_hash(keep_session)});
+  });
+  return errors;
+}
+
+FieldErrors Accounts::update_profile(std::int64_t id, const std::string& language,
+                                     const std::string& time_zone, int quiet_after_days,
+                                     int closing_notice_days) {
+  FieldErrors errors;
+  if (!valid_language(language)) errors.add("language", "error_language_invalid");
+  if (!is_valid_time_zone(time_zone)) errors.add("time_zone", "error_time_zone_invalid");
+  if (quiet_after_days < 1 || quiet_after_days > 365) {
+    errors.add("quiet_after_days", "error_quiet_after_days_range");
+  }
+  if (closing_notice_days < 1 || closing_notice_days > 90) {
+    errors.add("closing_notice_days", "error_closing_notice_days_range");
+  }
+  if (!errors.empty()) return errors;
+  db_.query(
+      "UPDATE users SET language = ?, time_zone = ?, quiet_after_days = ?,"
+      " closing_notice_days = ?, updated_at = ? WHERE id = ?",
+      {language, time_zone, quiet_after_days, closing_notice_days, clock_.now_ms(), id});
+  return errors;
+}
+
+void Accounts::set_active(std::int64_t id, bool active) {
+  db_.write([&](store::Conn& c) {
+    c.query("UPDATE users SET active = ?, updated_at = ? WHERE id = ?",
+            {active ? 1 : 0, clock_.now_ms(), id});
+    if (!active) c.query("DELETE FROM sessions WHERE user_id = ?", {id});
+  });
+}
+
+Accounts::NewSession Accounts::open_session(std::int64_t user_id) {
+  NewSession s{random_token(32), random_token(32)};
+  std::int64_t now = clock_.now_ms();
+  db_.write([&](store::Conn& c) {
+    // The person's own expired sessions go as a new one comes.
+    c.query("DELETE FROM sessions WHERE user_id = ? AND expires_at <= ?", {user_id, now});
+    c.query(
+        "INSERT INTO sessions (id, user_id, csrf_token, created_at, last_seen_at, expires_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        {token_hash(s.token), user_id, s.csrf_token, now, now, now + kSessionDays * kDayMs});
+  });
+  return s;
+}
+
+std::optional<Accounts::SessionInfo> Accounts::session(const std::string& token) {
+  if (token.empty() || token.size() > 128) return std::nullopt;
+  std::string id = token_hash(token);
+  std::int64_t now = clock_.now_ms();
+  auto rows = db_.query(
+      "SELECT u.id, u.email, u.is_admin, u.active, u.language, u.time_zone,"
+      " u.quiet_after_days, u.closing_notice_days, s.csrf_token, s.last_seen_at"
+      " FROM sessions s JOIN users u ON u.id = s.user_id"
+      " WHERE s.id = ? AND s.expires_at > ? AND u.active = 1",
+      {id, now});
+  if (rows.empty()) return std::nullopt;
+  if (rows[0].int_at(9) < now - kTouchEveryMs) {
+    db_.query("UPDATE sessions SET last_seen_at = ? WHERE id = ?", {now, id});
+  }
+  return SessionInfo{account_from(rows[0]), rows[0].text(8)};
+}
+
+void Accounts::close_session(const std::string& token) {
+  if (token.empty()) return;
+  db_.query("DELETE FROM sessions WHERE id = ?", {token_hash(token)});
+}
+
+std::string Accounts::create_invite(std::int64_t admin_id, const std::string& bound_email) {
+  std::string token = random_token(32);
+  std::string email = normalise_email(bound_email).value_or("");
+  std::int64_t now = clock_.now_ms();
+  db_.query(
+      "INSERT INTO invites (token_hash, email, created_by, created_at, expires_at)"
+      " VALUES (?, ?, ?, ?, ?)",
+      {token_hash(token), email, admin_id, now, now + kInviteDays * kDayMs});
+  return token;
+}
+
+bool Accounts::invite_open(const std::string& token) {
+  if (token.empty() || token.size() > 128) return false;
+  return !db_.query(
+                 "SELECT 1 FROM invites WHERE token_hash = ? AND accepted_at IS NULL"
+                 " AND expires_at > ?",
+                 {token_hash(token), clock_.now_ms()})
+              .empty();
+}
+
+std::variant<Account, FieldErrors> Accounts::accept_invite(const std::string& token,
+                                                           const std::string& email,
+                                                           const std::string& password) {
+  FieldErrors errors;
+  if (!invite_open(token)) {
+    errors.add("form", "error_invite_invalid");
+    return errors;
+  }
+  auto folded = normalise_email(email);
+  if (!folded) errors.add("email", "error_email_invalid");
+  check_new_password(password, "password", errors);
+  if (!errors.empty()) return errors;
+  std::string hash = hash_password(password);
+  std::string th = token_hash(token);
+  try {
+    return db_.write([&](store::Conn& c) -> std::variant<Account, FieldErrors> {
+      std::int64_t now = clock_.now_ms();
+      auto inv = c.query(
+          "SELECT id, email FROM invites WHERE token_hash = ? AND accepted_at IS NULL"
+          " AND expires_at > ?",
+          {th, now});
+      FieldErrors e;
+      if (inv.empty()) {
+        e.add("form", "error_invite_invalid");
+        return e;
+      }
+      if (!inv[0].text(1).empty() && inv[0].text(1) != *folded) {
+        e.add("email", "error_invite_email");
+        return e;
+      }
+      auto made = insert_account(c, *folded, hash, false);
+      if (auto* a = std::get_if<Account>(&made)) {
+        auto used = c.query(
+            "UPDATE invites SET accepted_by = ?, accepted_at = ? WHERE id = ?"
+            " AND accepted_at IS NULL",
+            {a->id, now, inv[0].int_at(0)});
+        // Lost a race with another acceptance: undo this account too.
+        if (used.affected != 1) throw InviteTaken{};
+      }
+      return made;
+    });
+  } catch (const InviteTaken&) {
+    errors.add("form", "error_invite_invalid");
+    return errors;
+  } catch (const store::Error& e) {
+    if (e.kind() != store::Error::Kind::constraint) throw;
+    errors.add("email", "error_email_taken");
+    return errors;
+  }
+}
+
+}  // namespace peto::domain

@@ -1,0 +1,264 @@
+#include "domain/applications.h"
+
+#include <algorithm>
+
+namespace peto::domain {
+
+namespace {
+
+bool one_of(const std::vector<std::string>& values, const std::string& v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+std::string for_update(const store::Conn& conn) {
+  return conn.dialect() == store::Dialect::postgres ? " FOR UPDATE" : "";
+}
+
+// How far a held interview of this kind moves an application.
+std::string status_after_interview(const std::string& kind) {
+  if (kind == "phone") return "screening";
+  if (kind == "assessment") return "assessment";
+  return "interviewing";
+}
+
+}  // namespace
+
+void add_event(store::Conn& conn, std::int64_t application_id, std::int64_t now,
+               const std::string& kind, const std::string& summary, const std::string& body,
+               const std::string& from, const std::string& to, const std::string& end_reason,
+               std::optional<std::int64_t> interview_id, const std::string& actor,
+               std::optional<std::int64_t> occurred_at) {
+  auto text_or_null = [](const std::string& s) { return s.empty() ? store::Value() : s; };
+  conn.query(
+      "INSERT INTO application_events (application_id, kind, occurred_at, summary, body,"
+      " from_status, to_status, end_reason, interview_id, actor, created_at)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      {application_id, kind, occurred_at.value_or(now), summary, text_or_null(body),
+       text_or_null(from), text_or_null(to), text_or_null(end_reason), store::Value(interview_id),
+       actor, now});
+  // Activity on the timeline is what "gone quiet" measures; touching the
+  // application keeps updated_since sync clients in step as well.
+  conn.query("UPDATE applications SET updated_at = ? WHERE id = ?", {now, application_id});
+}
+
+Written Applications::apply(std::int64_t owner, std::int64_t listing_id, const std::string& status,
+                            const std::string& actor) {
+  if (status_rank(status) < 0) {
+    FieldErrors e;
+    e.add("status", "error_choice");
+    return e;
+  }
+  return records_.db().write([&](store::Conn& conn) -> Written {
+    Input input;
+    input.values = {{"listing_id", std::to_string(listing_id)}};
+    auto made = records_.create_in(conn, owner, kind("applications"), input);
+    if (auto* errors = std::get_if<FieldErrors>(&made)) {
+      if (errors->has("listing_id")) return NotFound{};
+      return made;
+    }
+    std::int64_t id = std::get<Record>(made)["id"].get<std::int64_t>();
+    std::int64_t now = records_.clock().now_ms();
+    add_event(conn, id, now, "note", "Application created", "", "", "", "", std::nullopt, actor);
+    if (status == "draft") return made;
+    StatusChange change;
+    change.to = status;
+    change.actor = actor;
+    return change_in(conn, owner, id, change);
+  });
+}
+
+Written Applications::change_status(std::int64_t owner, std::int64_t id,
+                                    const StatusChange& change) {
+  return records_.db().write([&](store::Conn& conn) { return change_in(conn, owner, id, change); });
+}
+
+Written Applications::change_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
+                                const StatusChange& change) {
+  FieldErrors errors;
+  if (status_rank(change.to) < 0) errors.add("status", "error_choice");
+  if (!change.end_reason.empty() && !one_of(end_reasons(), change.end_reason))
+    errors.add("end_reason", "error_choice");
+  else if (!change.end_reason.empty() && change.to != "rejected" && change.to != "withdrawn" &&
+           change.to != "ghosted")
+    errors.add("end_reason", "error_end_reason_status");
+  if (change.note.size() > 20000) errors.add("note", "error_too_long");
+  if (!errors.empty()) return errors;
+  auto rows =
+      conn.query("SELECT status, applied_at FROM applications WHERE id = ? AND owner_id = ?" +
+                     for_update(conn),
+                 {id, owner});
+  if (rows.empty()) return NotFound{};
+  const std::string from = rows[0].text(0);
+  const bool had_applied_at = !rows[0].is_null(1);
+  const Kind& apps = kind("applications");
+  if (from == change.to && change.end_reason.empty())
+    return *records_.get_in(conn, owner, apps, id);
+
+  std::int64_t now = records_.clock().now_ms();
+  std::string sql = "UPDATE applications SET status = ?, updated_at = ?";
+  store::Params params{change.to, now};
+  if (is_sent_status(change.to) && !had_applied_at) {
+    sql += ", applied_at = ?";
+    params.emplace_back(change.applied_at.value_or(now));
+  }
+  if (is_open_status(from) && !is_open_status(change.to)) {
+    sql += ", closed_at = ?";
+    params.emplace_back(now);
+  } else if (is_open_status(change.to)) {
+    sql += ", closed_at = NULL";
+  }
+  sql += " WHERE id = ? AND owner_id = ?";
+  params.emplace_back(id);
+  params.emplace_back(owner);
+  conn.query(sql, params);
+  add_event(conn, id, now, "status_change", "Status changed", change.note, from, change.to,
+            change.end_reason, std::nullopt, change.actor);
+  return *records_.get_in(conn, owner, apps, id);
+}
+
+std::variant<std::int64_t, FieldErrors, NotFound> Applications::add(std::int64_t owner,
+                                                                    std::int64_t id,
+                                                                    const NewEvent& event) {
+  FieldErrors errors;
+  if (!one_of(event_kinds(), event.kind) || is_system_event(event.kind))
+    errors.add("kind", "error_choice");
+  std::size_t chars = 0;
+  for (unsigned char c : event.summary) chars += (c & 0xC0) != 0x80;
+  if (event.summary.find_first_not_of(" \t\r\n") == std::string::npos)
+    errors.add("summary", "error_required");
+  else if (chars > 250)
+    errors.add("summary", "error_too_long");
+  if (event.body.size() > 20000) errors.add("body", "error_too_long");
+  if (!errors.empty()) return errors;
+  return records_.db().write([&](store::Conn& conn)
+                                 -> std::variant<std::int64_t, FieldErrors, NotFound> {
+    auto rows = conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner});
+    if (rows.empty()) return NotFound{};
+    std::int64_t now = records_.clock().now_ms();
+    add_event(conn, id, now, event.kind, event.summary, event.body, "", "", "", std::nullopt,
+              event.actor, event.occurred_at);
+    return conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id})[0]
+        .int_at(0);
+  });
+}
+
+std::optional<std::vector<Record>> Applications::timeline(std::int64_t owner, std::int64_t id) {
+  auto conn = records_.db().acquire();
+  if (conn->query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner}).empty())
+    return std::nullopt;
+  auto rows = conn->query(
+      "SELECT id, kind, occurred_at, summary, body, from_status, to_status, end_reason,"
+      " interview_id, actor, created_at FROM application_events WHERE application_id = ?"
+      " ORDER BY occurred_at DESC, id DESC",
+      {id});
+  std::vector<Record> out;
+  for (const auto& r : rows) {
+    auto opt = [&](std::size_t i) -> nlohmann::json {
+      if (r.is_null(i)) return nullptr;
+      return r.text(i);
+    };
+    Record e = {
+        {"id", r.int_at(0)},
+        {"application_id", id},
+        {"kind", r.text(1)},
+        {"occurred_at", r.int_at(2)},
+        {"summary", r.text(3)},
+        {"body", opt(4)},
+        {"from_status", opt(5)},
+        {"to_status", opt(6)},
+        {"end_reason", opt(7)},
+        {"interview_id", r.is_null(8) ? nlohmann::json(nullptr) : nlohmann::json(r.int_at(8))},
+        {"actor", r.text(9)},
+        {"created_at", r.int_at(10)}};
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Written Applications::set_outcome(std::int64_t owner, std::int64_t interview_id,
+                                  const std::string& outcome) {
+  const Kind& interviews = kind("interviews");
+  if (!one_of(interviews.field("outcome")->choices, outcome)) {
+    FieldErrors e;
+    e.add("outcome", "error_choice");
+    return e;
+  }
+  return records_.db().write([&](store::Conn& conn) -> Written {
+    auto before = records_.get_in(conn, owner, interviews, interview_id);
+    if (!before) return NotFound{};
+    std::int64_t now = records_.clock().now_ms();
+    conn.query("UPDATE interviews SET outcome = ?, updated_at = ? WHERE id = ? AND owner_id = ?",
+               {outcome, now, interview_id, owner});
+    std::int64_t app = (*before)["application_id"].get<std::int64_t>();
+    if ((*before)["outcome"] != outcome) {
+      if (outcome == "cancelled")
+        add_event(conn, app, now, "interview_cancelled", "Interview cancelled", "", "", "", "",
+                  interview_id);
+      else if (outcome == "no_show")
+        add_event(conn, app, now, "interview_no_show", "Interview missed", "", "", "", "",
+                  interview_id);
+      else if (outcome == "done") {
+        std::string target = status_after_interview((*before)["kind"].get<std::string>());
+        auto status = conn.query("SELECT status FROM applications WHERE id = ?", {app});
+        std::string current = status.empty() ? "" : status[0].text(0);
+        if (is_open_status(current) && status_rank(current) < status_rank(target)) {
+          StatusChange change;
+          change.to = target;
+          change.note = "An interview was held";
+          auto moved = change_in(conn, owner, app, change);
+          if (!std::holds_alternative<Record>(moved)) return moved;
+        }
+      }
+    }
+    return *records_.get_in(conn, owner, interviews, interview_id);
+  });
+}
+
+Written Applications::set_done(std::int64_t owner, std::int64_t reminder_id, bool done) {
+  std::int64_t now = records_.clock().now_ms();
+  auto r = records_.db().query(
+      done ? "UPDATE reminders SET done_at = COALESCE(done_at, ?), updated_at = ?"
+             " WHERE id = ? AND owner_id = ?"
+           : "UPDATE reminders SET done_at = NULL, notified_at = NULL, updated_at = ?"
+             " WHERE id = ? AND owner_id = ?",
+      done ? store::Params{now, now, reminder_id, owner} : store::Params{now, reminder_id, owner});
+  if (r.affected == 0) return NotFound{};
+  return *records_.get(owner, kind("reminders"), reminder_id);
+}
+
+std::vector<Record> Applications::tags_of(std::int64_t owner, std::int64_t id) {
+  auto rows = records_.db().query(
+      "SELECT g.id, g.name, g.colour FROM application_tags at JOIN tags g ON g.id = at.tag_id"
+      " JOIN applications a ON a.id = at.application_id"
+      " WHERE at.application_id = ? AND a.owner_id = ? ORDER BY g.name",
+      {id, owner});
+  std::vector<Record> out;
+  for (const auto& r : rows)
+    out.push_back({{"id", r.int_at(0)}, {"name", r.text(1)}, {"colour", r.text(2)}});
+  return out;
+}
+
+std::variant<bool, FieldErrors, NotFound> Applications::set_tags(
+    std::int64_t owner, std::int64_t id, const std::vector<std::int64_t>& tag_ids) {
+  return records_.db().write([&](store::Conn& conn) -> std::variant<bool, FieldErrors, NotFound> {
+    if (conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner}).empty())
+      return NotFound{};
+    for (std::int64_t tag : tag_ids)
+      if (conn.query("SELECT 1 FROM tags WHERE id = ? AND owner_id = ?", {tag, owner}).empty()) {
+        FieldErrors e;
+        e.add("tags", "error_ref");
+        return e;
+      }
+    conn.query("DELETE FROM application_tags WHERE application_id = ?", {id});
+    for (std::int64_t tag : tag_ids)
+      conn.query(
+          "INSERT INTO application_tags (application_id, tag_id) VALUES (?, ?)"
+          " ON CONFLICT DO NOTHING",
+          {id, tag});
+    conn.query("UPDATE applications SET updated_at = ? WHERE id = ?",
+               {records_.clock().now_ms(), id});
+    return true;
+  });
+}
+
+}  // namespace peto::domain

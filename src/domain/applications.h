@@ -1,0 +1,94 @@
+// Applications: applying to a listing, status changes and the timeline.
+//
+//   Applications apps(records);
+//   auto made = apps.apply(owner, listing_id, "");          // a draft, with its first event
+//   apps.change_status(owner, id, {.to = "applied"});       // one transaction
+//
+// Every status change goes through change_status (never a plain UPDATE): it
+// locks the application, re-reads its status, and writes the status_change
+// event in the same transaction, following Postulo's rules:
+//   - moving to the same status does nothing, unless an end reason is given;
+//     then an X→X event carries the reason;
+//   - the first time a sent status is reached, applied_at is set (to the given
+//     moment or now);
+//   - leaving the open set (draft … offer) sets closed_at; reopening clears it.
+// The timeline is append-only: events are added, never edited; the system
+// alone writes status_change and the interview_* kinds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "domain/records.h"
+
+namespace peto::domain {
+
+struct StatusChange {
+  std::string to;
+  std::string note;                        // the event's body
+  std::string end_reason;                  // "" or one of end_reasons()
+  std::string actor;                       // "" = the person; "API token X"…
+  std::optional<std::int64_t> applied_at;  // UTC ms; default now
+};
+
+struct NewEvent {
+  std::string kind;     // not a system kind
+  std::string summary;  // 1..250 characters
+  std::string body;
+  std::optional<std::int64_t> occurred_at;  // default now
+  std::string actor;
+};
+
+// Appends one timeline event on `conn` (inside the caller's transaction).
+// `now` is when it is written; `occurred_at` (default now) when it happened.
+void add_event(store::Conn& conn, std::int64_t application_id, std::int64_t now,
+               const std::string& kind, const std::string& summary, const std::string& body = "",
+               const std::string& from = "", const std::string& to = "",
+               const std::string& end_reason = "", std::optional<std::int64_t> interview_id = {},
+               const std::string& actor = "", std::optional<std::int64_t> occurred_at = {});
+
+class Applications {
+ public:
+  explicit Applications(Records& records) : records_(records) {}
+
+  // Creates the listing's application as a draft with an "Application
+  // created" note, then moves it to `status` when that is not draft.
+  // NotFound when the listing is not the owner's.
+  Written apply(std::int64_t owner, std::int64_t listing_id, const std::string& status = "draft",
+                const std::string& actor = "");
+
+  // NotFound for somebody else's application; FieldErrors for an unknown
+  // status or end reason. Returns the application as it is afterwards.
+  Written change_status(std::int64_t owner, std::int64_t id, const StatusChange& change);
+
+  // Adds a person's event (note, call, email…). FieldErrors for a system
+  // kind, an empty or overlong summary.
+  std::variant<std::int64_t, FieldErrors, NotFound> add(std::int64_t owner, std::int64_t id,
+                                                        const NewEvent& event);
+
+  // The timeline, newest first; nullopt for somebody else's application.
+  std::optional<std::vector<Record>> timeline(std::int64_t owner, std::int64_t id);
+
+  // Records an interview's outcome; a held interview moves a lagging status
+  // forward (phone → screening, assessment → assessment, else interviewing)
+  // and a cancelled or missed one writes its event.
+  Written set_outcome(std::int64_t owner, std::int64_t interview_id, const std::string& outcome);
+
+  // Marks a reminder done (or not done again). NotFound for another's.
+  Written set_done(std::int64_t owner, std::int64_t reminder_id, bool done);
+
+  // The tags on an application, and replacing them (ids must be the owner's).
+  std::vector<Record> tags_of(std::int64_t owner, std::int64_t id);
+  std::variant<bool, FieldErrors, NotFound> set_tags(std::int64_t owner, std::int64_t id,
+                                                     const std::vector<std::int64_t>& tag_ids);
+
+ private:
+  Written change_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
+                    const StatusChange& change);
+  Records& records_;
+};
+
+}  // namespace peto::domain

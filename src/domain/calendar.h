@@ -1,0 +1,19 @@
+// Calendar: an interview as an iCalendar (RFC 5545) event, for the ".ics"
+// download. The UID is the interview's stable uid, so importing the file
+// again updates the calendar entry instead of adding a second one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "domain/records.h"
+
+namespace peto::domain {
+
+// `interview` is a record of kind "interviews"; `title` names the event
+// ("Interview: Backend engineer at Acme"). Lines end in CRLF, text is
+// escaped and long lines folded as the RFC requires.
+std::string interview_ics(const Record& interview, const std::string& uid, const std::string& title,
+                          std::int64_t now_ms);
+
+}  // namespace peto::domain

@@ -1,0 +1,129 @@
+#include "domain/dashboard.h"
+
+#include <optional>
+
+#include "core/timezone.h"
+
+namespace peto::domain {
+
+namespace {
+
+constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
+
+const char* kOpenSent =
+    "a.status IN ('applied','acknowledged','screening','interviewing','assessment','offer')";
+
+std::vector<Record> reminders(store::Conn& db, const std::string& where, const store::Params& p) {
+  auto rows = db.query(
+      "SELECT r.id, r.title, r.due_at, r.application_id,"
+      " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
+      "  WHERE a.id = r.application_id)"
+      " FROM reminders r WHERE " +
+          where + " ORDER BY r.due_at, r.id LIMIT 20",
+      p);
+  std::vector<Record> out;
+  for (const auto& r : rows)
+    out.push_back(
+        {{"id", r.int_at(0)},
+         {"title", r.text(1)},
+         {"due_at", r.int_at(2)},
+         {"application_id", r.is_null(3) ? nlohmann::json() : nlohmann::json(r.int_at(3))},
+         {"application_role", r.is_null(4) ? nlohmann::json() : nlohmann::json(r.text(4))}});
+  return out;
+}
+
+}  // namespace
+
+std::string quiet_condition() {
+  return std::string(kOpenSent) +
+         " AND NOT EXISTS (SELECT 1 FROM reminders r WHERE r.application_id = a.id"
+         "  AND r.done_at IS NULL AND r.due_at > ?)"
+         " AND NOT EXISTS (SELECT 1 FROM interviews i WHERE i.application_id = a.id"
+         "  AND i.outcome = 'scheduled')"
+         " AND COALESCE((SELECT MAX(e.occurred_at) FROM application_events e"
+         "  WHERE e.application_id = a.id), a.created_at) < ?";
+}
+
+std::string add_days(const std::string& date, int days) {
+  // Through core/timezone rather than date::parse, whose inlined parser trips
+  // GCC 12's -Wmaybe-uninitialized at -O2.
+  std::optional<std::int64_t> midnight = parse_date_utc_ms(date);
+  if (!midnight) return date;
+  return local_date(*midnight + days * kDayMs, "UTC");
+}
+
+Dashboard dashboard(store::Db& pool, std::int64_t owner, std::int64_t now, const std::string& today,
+                    int quiet_after_days, int closing_notice_days) {
+  auto conn = pool.acquire();
+  return store::with_read(*conn, [&](store::Conn& db) {
+    return read_dashboard(db, owner, now, today, quiet_after_days, closing_notice_days);
+  });
+}
+
+Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
+                         const std::string& today, int quiet_after_days, int closing_notice_days) {
+  Dashboard d;
+  d.reminders_due =
+      reminders(db, "r.owner_id = ? AND r.done_at IS NULL AND r.due_at <= ?", {owner, now});
+  d.reminders_upcoming =
+      reminders(db, "r.owner_id = ? AND r.done_at IS NULL AND r.due_at > ? AND r.due_at <= ?",
+                {owner, now, now + 7 * kDayMs});
+
+  auto quiet = db.query(
+      "SELECT a.id, l.role, c.name, a.status, COALESCE((SELECT MAX(e.occurred_at)"
+      " FROM application_events e WHERE e.application_id = a.id), a.created_at) AS last"
+      " FROM applications a JOIN listings l ON l.id = a.listing_id"
+      " JOIN companies c ON c.id = l.company_id"
+      " WHERE a.owner_id = ? AND " +
+          quiet_condition() + " ORDER BY last, a.id LIMIT 20",
+      {owner, now, now - quiet_after_days * kDayMs});
+  for (const auto& r : quiet)
+    d.gone_quiet.push_back({{"id", r.int_at(0)},
+                            {"listing_role", r.text(1)},
+                            {"company_name", r.text(2)},
+                            {"status", r.text(3)},
+                            {"last_activity_at", r.int_at(4)},
+                            {"quiet_days", (now - r.int_at(4)) / kDayMs}});
+
+  auto closing = db.query(
+      "SELECT l.id, l.role, c.name, l.closes_on FROM listings l"
+      " JOIN companies c ON c.id = l.company_id"
+      " WHERE l.owner_id = ? AND l.state <> 'discarded' AND l.closed_at IS NULL"
+      " AND l.closes_on >= ? AND l.closes_on <= ?"
+      " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id)"
+      " ORDER BY l.closes_on, l.id LIMIT 20",
+      {owner, today, add_days(today, closing_notice_days)});
+  for (const auto& r : closing)
+    d.closing_soon.push_back({{"id", r.int_at(0)},
+                              {"role", r.text(1)},
+                              {"company_name", r.text(2)},
+                              {"closes_on", r.text(3)}});
+
+  auto interviews = db.query(
+      "SELECT i.id, i.kind, i.starts_at, i.place, i.application_id, l.role, c.name"
+      " FROM interviews i JOIN applications a ON a.id = i.application_id"
+      " JOIN listings l ON l.id = a.listing_id JOIN companies c ON c.id = l.company_id"
+      " WHERE i.owner_id = ? AND i.outcome = 'scheduled' AND i.starts_at >= ?"
+      " ORDER BY i.starts_at, i.id LIMIT 20",
+      {owner, now - 2 * 3600 * 1000});
+  for (const auto& r : interviews)
+    d.interviews.push_back({{"id", r.int_at(0)},
+                            {"kind", r.text(1)},
+                            {"starts_at", r.int_at(2)},
+                            {"place", r.text(3)},
+                            {"application_id", r.int_at(4)},
+                            {"listing_role", r.text(5)},
+                            {"company_name", r.text(6)}});
+
+  auto counts = db.query(
+      "SELECT (SELECT COUNT(*) FROM applications a WHERE a.owner_id = ? AND a.status IN"
+      " ('draft','applied','acknowledged','screening','interviewing','assessment','offer')),"
+      " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ? AND l.state = 'new'"
+      " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id))",
+      {owner, owner});
+  d.open_applications = counts[0].int_at(0);
+  d.undecided_listings = counts[0].int_at(1);
+  return d;
+}
+
+}  // namespace peto::domain

@@ -1,0 +1,24 @@
+// FieldErrors: what was wrong with a submitted form or record, field by field.
+//
+// The key is the form field's name ("email", "time_zone"); "form" is for an
+// error that belongs to no single field. The message is a catalogue key
+// ("error_password_short") that the web layer translates, or plain English
+// text, which the catalogue passes through unchanged when it has no such key.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace peto::domain {
+
+struct FieldErrors {
+  std::map<std::string, std::string> by_field;
+
+  bool empty() const { return by_field.empty(); }
+  void add(const std::string& field, const std::string& message) {
+    by_field.emplace(field, message);  // the first error of a field is the one shown
+  }
+  bool has(const std::string& field) const { return by_field.count(field) != 0; }
+};
+
+}  // namespace peto::domain

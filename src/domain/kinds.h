@@ -1,0 +1,137 @@
+// Kinds: what each of a person's records is made of, as data.
+//
+// Companies, contacts, listings, applications, reminders, interviews, offers,
+// notes and tags are all "owned records": a row with an owner, an id,
+// created_at/updated_at, and the fields listed here. One description drives
+// the table, the validation of form and API input (records.h), the pages'
+// forms and tables, and the API's schema, so a field is declared once.
+//
+//   const Kind& k = kind("listings");
+//   for (const Field& f : k.fields) ...
+//
+// Behaviour that is more than "store what was typed" (applying to a listing,
+// changing an application's status, the timeline) lives in applications.h and
+// goes through the same tables.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/migrate.h"
+
+namespace peto::domain {
+
+enum class FieldType {
+  text,       // one line, trimmed, at most max_length characters
+  long_text,  // several lines, at most max_length characters
+  email,      // an address with one '@' and a dot after it
+  url,        // http:// or https://
+  integer,    // whole number within [min, max]
+  date,       // YYYY-MM-DD, stored as that text
+  datetime,   // a moment: UTC ms in the table; forms give local time, the API RFC 3339
+  choice,     // one of `choices`
+  ref,        // the id of one of the same person's records of kind `ref_kind`
+};
+
+struct Field {
+  std::string name;  // column and JSON name, snake_case
+  FieldType type = FieldType::text;
+  bool required = false;
+  int max_length = 200;
+  std::int64_t min = 0;  // integer range, checked when max > min
+  std::int64_t max = 0;
+  std::vector<std::string> choices;  // for choice; the first is the default
+  std::string ref_kind;              // for ref: "companies", "applications"…
+  bool writable = true;              // false: set by peto (status, done_at), shown only
+  bool listed = true;                // a column of the record table
+
+  Field(std::string n, FieldType t) : name(std::move(n)), type(t) {}
+  Field& req() {
+    required = true;
+    return *this;
+  }
+  Field& limit(int n) {
+    max_length = n;
+    return *this;
+  }
+  Field& range(std::int64_t lo, std::int64_t hi) {
+    min = lo;
+    max = hi;
+    return *this;
+  }
+  Field& of(std::vector<std::string> values) {
+    choices = std::move(values);
+    return *this;
+  }
+  Field& to(std::string kind) {
+    ref_kind = std::move(kind);
+    return *this;
+  }
+  Field& read_only() {
+    writable = false;
+    return *this;
+  }
+  Field& unlisted() {
+    listed = false;
+    return *this;
+  }
+};
+
+// A computed value added to every record read: `sql` is an expression over
+// the record's row, aliased `t` ("(SELECT name FROM companies WHERE id = t.company_id)").
+struct Extra {
+  std::string name;
+  std::string sql;
+  bool number = false;  // read as an integer (else text)
+  Extra(std::string n, std::string s, bool is_number = false)
+      : name(std::move(n)), sql(std::move(s)), number(is_number) {}
+};
+
+// A named filter of the record list (a listing tab): an SQL condition on `t`.
+// ":today" in it stands for today's date as a quoted 'YYYY-MM-DD' literal.
+struct Tab {
+  std::string name;
+  std::string condition;
+};
+
+struct Kind {
+  std::string name;         // table, URL segment and API resource: "listings"
+  std::string singular;     // "listing"
+  std::string title_field;  // the field that names a record in links ("name", "role"…)
+  std::vector<Field> fields;
+  std::vector<Extra> extras;
+  std::vector<Tab> tabs;                 // the first is the default
+  std::vector<std::string> search;       // fields ?q= looks in
+  std::vector<std::string> filterable;   // fields that ?field=value filters on exactly
+  std::vector<std::string> columns;      // peto's own columns, as DDL ("name_key TEXT NOT NULL")
+  std::vector<std::string> constraints;  // table constraints ("UNIQUE (owner_id, name_key)")
+
+  const Field* field(std::string_view name) const;
+};
+
+// Every kind, in the order the navigation shows them.
+const std::vector<Kind>& kinds();
+// The kind called `name`; nullptr when there is none.
+const Kind* find_kind(std::string_view name);
+// The kind called `name`; throws std::out_of_range (a programming error).
+const Kind& kind(std::string_view name);
+
+// Application statuses, in their order (the board's columns are the open ones).
+const std::vector<std::string>& statuses();
+bool is_open_status(std::string_view s);  // draft … offer
+bool is_sent_status(std::string_view s);  // everything but draft and withdrawn
+int status_rank(std::string_view s);      // index in statuses(), -1 if unknown
+// Timeline kinds; the system alone writes status_change and the interview_* ones.
+const std::vector<std::string>& event_kinds();
+bool is_system_event(std::string_view kind);
+// End reasons an end status may carry.
+const std::vector<std::string>& end_reasons();
+
+// The tables of every kind, the timeline and tag links: migration 6.
+std::vector<store::Migration> record_migrations();
+
+}  // namespace peto::domain

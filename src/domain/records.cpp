@@ -1,0 +1,519 @@
+#include "domain/records.h"
+
+#include <unicase.h>
+#include <unictype.h>
+#include <uninorm.h>
+#include <unistr.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+
+#include "core/timezone.h"
+#include "core/token.h"
+#include "domain/applications.h"
+
+namespace peto::domain {
+
+namespace {
+
+using T = FieldType;
+using store::Value;
+
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// Characters, not bytes (the input is UTF-8).
+std::size_t char_count(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::optional<std::int64_t> to_int(std::string_view s) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool plausible_email(std::string_view s) {
+  auto at = s.find('@');
+  if (at == 0 || at == std::string_view::npos || s.find('@', at + 1) != std::string_view::npos)
+    return false;
+  auto dot = s.find('.', at);
+  if (dot == std::string_view::npos || dot == at + 1 || dot + 1 >= s.size()) return false;
+  return std::none_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+}
+
+bool plausible_url(std::string_view s) {
+  std::string_view rest;
+  if (s.starts_with("https://"))
+    rest = s.substr(8);
+  else if (s.starts_with("http://"))
+    rest = s.substr(7);
+  else
+    return false;
+  if (rest.empty() || rest[0] == '/' || rest[0] == '?' || rest[0] == '#') return false;
+  return std::none_of(s.begin(), s.end(),
+                      [](unsigned char c) { return std::isspace(c) != 0 || c < 0x20; });
+}
+
+// One field's input as text ("" when absent or null), and whether it was given.
+struct Raw {
+  bool given = false;
+  bool is_number = false;
+  std::string text;
+  std::int64_t number = 0;
+};
+
+Raw raw_value(const Input& input, const std::string& name) {
+  Raw r;
+  auto it = input.values.find(name);
+  if (it == input.values.end()) return r;
+  r.given = true;
+  if (it->is_string()) {
+    r.text = it->get<std::string>();
+  } else if (it->is_number_integer()) {
+    r.is_number = true;
+    r.number = it->get<std::int64_t>();
+    r.text = std::to_string(r.number);
+  } else if (it->is_boolean()) {
+    r.text = it->get<bool>() ? "1" : "0";
+  } else if (!it->is_null()) {
+    r.text = "\x01";  // an object, array or fraction: never valid
+  }
+  return r;
+}
+
+// The column value for one field, or an error key.
+std::variant<Value, std::string> convert(store::Conn& conn, std::int64_t owner, const Field& f,
+                                         const Raw& raw, const Input& input) {
+  std::string text = f.type == T::long_text ? raw.text : trim(raw.text);
+  if (f.type == T::long_text) {
+    std::string t = trim(text);
+    if (t.empty()) text.clear();
+  }
+  if (text.empty()) {
+    if (f.required) return std::string("error_required");
+    if (f.type == T::choice && !f.choices.empty() && f.choices.front() != "")
+      return Value(f.choices.front());
+    return Value(store::null);
+  }
+  if (text == "\x01") return std::string("error_invalid");
+  switch (f.type) {
+    case T::text:
+    case T::long_text:
+      if (char_count(text) > static_cast<std::size_t>(f.max_length))
+        return std::string("error_too_long");
+      if (f.type == T::text)
+        std::replace_if(
+            text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; },
+            ' ');
+      return Value(text);
+    case T::email:
+      if (char_count(text) > static_cast<std::size_t>(f.max_length) || !plausible_email(text))
+        return std::string("error_email");
+      return Value(text);
+    case T::url:
+      if (char_count(text) > static_cast<std::size_t>(f.max_length) || !plausible_url(text))
+        return std::string("error_url");
+      return Value(text);
+    case T::integer: {
+      auto v = raw.is_number ? std::optional<std::int64_t>(raw.number) : to_int(text);
+      if (!v) return std::string("error_number");
+      if (f.max > f.min && (*v < f.min || *v > f.max)) return std::string("error_range");
+      return Value(*v);
+    }
+    case T::date:
+      if (text.size() != 10 || !parse_date_utc_ms(text)) return std::string("error_date");
+      return Value(text);
+    case T::datetime: {
+      std::optional<std::int64_t> ms;
+      if (raw.is_number)
+        ms = raw.number;
+      else if (input.from_form)
+        ms = parse_local(text, input.time_zone);
+      else
+        ms = parse_time(text);
+      if (!ms) return std::string(input.from_form ? "error_datetime" : "error_rfc3339");
+      return Value(*ms);
+    }
+    case T::choice:
+      if (std::find(f.choices.begin(), f.choices.end(), text) == f.choices.end())
+        return std::string("error_choice");
+      return Value(text);
+    case T::ref: {
+      auto id = raw.is_number ? std::optional<std::int64_t>(raw.number) : to_int(text);
+      if (!id) return std::string("error_ref");
+      auto found = conn.query("SELECT 1 FROM " + f.ref_kind + " WHERE id = ? AND owner_id = ?",
+                              {*id, owner});
+      if (found.empty()) return std::string("error_ref");
+      return Value(*id);
+    }
+  }
+  return std::string("error_invalid");
+}
+
+using Columns = std::vector<std::pair<std::string, Value>>;
+
+const Value* column(const Columns& cols, std::string_view name) {
+  for (const auto& [n, v] : cols)
+    if (n == name) return &v;
+  return nullptr;
+}
+
+// A field's value after the write: the new one, or (a partial update that
+// leaves it out) the one stored now. Null for a new record without it.
+Value new_or_stored(store::Conn& conn, const Kind& kind, std::optional<std::int64_t> id,
+                    const Columns& cols, const std::string& name) {
+  if (const Value* v = column(cols, name)) return *v;
+  if (!id) return Value();
+  auto rows = conn.query("SELECT " + name + " FROM " + kind.name + " WHERE id = ?", {*id});
+  return rows.empty() ? Value() : rows[0][0];
+}
+
+// Checks that involve more than one field, or the rest of the person's data.
+void check_kind(store::Conn& conn, std::int64_t owner, const Kind& kind,
+                std::optional<std::int64_t> id, Columns& cols, FieldErrors& errors) {
+  if (kind.name == "companies") {
+    if (const Value* name = column(cols, "name"); name != nullptr && !name->is_null()) {
+      std::string key = fold_name(name->as_text());
+      auto clash =
+          conn.query("SELECT id FROM companies WHERE owner_id = ? AND name_key = ? AND id <> ?",
+                     {owner, key, id.value_or(0)});
+      if (!clash.empty()) errors.add("name", "error_company_exists");
+      cols.emplace_back("name_key", key);
+    }
+  } else if (kind.name == "tags") {
+    if (const Value* name = column(cols, "name"); name != nullptr && !name->is_null()) {
+      std::string s = slug(name->as_text());
+      if (s.empty()) s = fold_name(name->as_text());
+      auto clash = conn.query("SELECT id FROM tags WHERE owner_id = ? AND slug = ? AND id <> ?",
+                              {owner, s, id.value_or(0)});
+      if (!clash.empty()) errors.add("name", "error_tag_exists");
+      cols.emplace_back("slug", s);
+    }
+  } else if (kind.name == "listings") {
+    Value lo = new_or_stored(conn, kind, id, cols, "salary_min");
+    Value hi = new_or_stored(conn, kind, id, cols, "salary_max");
+    bool changed = column(cols, "salary_min") || column(cols, "salary_max");
+    if (changed && !lo.is_null() && !hi.is_null() && hi.as_int() < lo.as_int())
+      errors.add("salary_max", "error_salary_order");
+    if (const Value* c = column(cols, "currency"); c && !c->is_null()) {
+      std::string cur = c->as_text();
+      bool ok = cur.size() == 3 && std::all_of(cur.begin(), cur.end(), [](unsigned char ch) {
+                  return std::isalpha(ch) != 0;
+                });
+      if (!ok) errors.add("currency", "error_currency");
+    }
+  } else if (kind.name == "interviews") {
+    const Value* start = column(cols, "starts_at");
+    const Value* end = column(cols, "ends_at");
+    Value from = new_or_stored(conn, kind, id, cols, "starts_at");
+    Value to = new_or_stored(conn, kind, id, cols, "ends_at");
+    if ((start || end) && !from.is_null() && !to.is_null() && to.as_int() < from.as_int())
+      errors.add("ends_at", "error_end_before_start");
+    if (start && !start->is_null() && end && end->is_null() && !id)
+      for (auto& [n, v] : cols)
+        if (n == "ends_at") v = Value(start->as_int() + 3600 * 1000);
+    if (!id) cols.emplace_back("uid", random_token(16) + "@peto");
+  } else if (kind.name == "offers") {
+    if (const Value* c = column(cols, "currency"); c && !c->is_null() && c->as_text().size() != 3)
+      errors.add("currency", "error_currency");
+  }
+}
+
+// Validates input for a new record (id empty) or a change to one.
+std::variant<Columns, FieldErrors> validate(store::Conn& conn, std::int64_t owner, const Kind& kind,
+                                            const Input& input, std::optional<std::int64_t> id) {
+  Columns cols;
+  FieldErrors errors;
+  for (const Field& f : kind.fields) {
+    Raw raw = raw_value(input, f.name);
+    if (!f.writable) {
+      if (!id && f.type == T::choice) cols.emplace_back(f.name, Value(f.choices.front()));
+      continue;
+    }
+    if (input.partial && !raw.given) continue;
+    auto v = convert(conn, owner, f, raw, input);
+    if (auto* err = std::get_if<std::string>(&v))
+      errors.add(f.name, *err);
+    else
+      cols.emplace_back(f.name, std::get<Value>(v));
+  }
+  if (!input.from_form && input.values.is_object())
+    for (const auto& [name, _] : input.values.items()) {
+      const Field* f = kind.field(name);
+      if (f == nullptr && name != "id")
+        errors.add(name, "error_unknown_field");
+      else if (f != nullptr && !f->writable)
+        errors.add(name, "error_read_only");
+    }
+  if (errors.empty()) check_kind(conn, owner, kind, id, cols, errors);
+  if (!errors.empty()) return errors;
+  return cols;
+}
+
+std::string with_today(std::string condition, const std::string& today) {
+  const std::string token = ":today";
+  for (auto pos = condition.find(token); pos != std::string::npos; pos = condition.find(token))
+    condition.replace(pos, token.size(), "'" + today + "'");
+  return condition;
+}
+
+// `today` (YYYY-MM-DD) stands in for ":today" in the extras.
+std::string select_sql(const Kind& kind, const std::string& today) {
+  std::string sql = "SELECT t.id";
+  for (const Field& f : kind.fields) sql += ", t." + f.name;
+  sql += ", t.created_at, t.updated_at";
+  for (const Extra& e : kind.extras) sql += ", " + with_today(e.sql, today);
+  return sql + " FROM " + kind.name + " t";
+}
+
+Record to_record(const Kind& kind, const store::Row& row) {
+  Record r = nlohmann::json::object();
+  std::size_t i = 0;
+  r["id"] = row.int_at(i++);
+  auto read = [&](bool number) -> nlohmann::json {
+    const Value& v = row[i++];
+    if (v.is_null()) return nullptr;
+    if (number) return v.as_int();
+    return v.as_text();
+  };
+  for (const Field& f : kind.fields)
+    r[f.name] = read(f.type == T::integer || f.type == T::datetime || f.type == T::ref);
+  r["created_at"] = read(true);
+  r["updated_at"] = read(true);
+  for (const Extra& e : kind.extras) r[e.name] = read(e.number);
+  return r;
+}
+
+const Tab* find_tab(const Kind& kind, const std::string& name) {
+  if (kind.tabs.empty()) return nullptr;
+  for (const Tab& t : kind.tabs)
+    if (t.name == name) return &t;
+  return &kind.tabs.front();
+}
+
+std::string like_pattern(const std::string& text) {
+  std::string out = "%";
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out + "%";
+}
+
+// After a record is made: the timeline entries that go with it.
+void after_create(store::Conn& conn, const Kind& kind, std::int64_t now, const Record& r) {
+  if (kind.name == "interviews") {
+    add_event(conn, r["application_id"].get<std::int64_t>(), now, "interview_scheduled",
+              "Interview scheduled", "", "", "", "", r["id"].get<std::int64_t>());
+  } else if (kind.name == "offers") {
+    add_event(conn, r["application_id"].get<std::int64_t>(), now, "offer", "Offer recorded");
+  }
+}
+
+}  // namespace
+
+std::string fold_name(std::string_view name) {
+  std::string trimmed = trim(name);
+  // Compatibility decomposition with case folding, then drop the combining
+  // marks: "Ståhl" -> "stahl", "ÉCOLE" -> "ecole".
+  std::size_t len = 0;
+  uint8_t* folded = u8_casefold(reinterpret_cast<const uint8_t*>(trimmed.data()), trimmed.size(),
+                                nullptr, UNINORM_NFKD, nullptr, &len);
+  if (folded == nullptr) return trimmed;
+  std::string out;
+  const uint8_t* p = folded;
+  const uint8_t* end = folded + len;
+  bool space = false;
+  while (p < end) {
+    ucs4_t uc = 0;
+    int n = u8_mbtouc(&uc, p, end - p);
+    if (n <= 0) break;
+    if (!uc_is_general_category(uc, UC_CATEGORY_M)) {
+      if (uc_is_space(uc)) {
+        space = true;
+      } else {
+        if (space && !out.empty()) out += ' ';
+        space = false;
+        out.append(reinterpret_cast<const char*>(p), n);
+      }
+    }
+    p += n;
+  }
+  std::free(folded);
+  return out;
+}
+
+std::string slug(std::string_view name) {
+  std::string folded = fold_name(name);
+  std::string out;
+  for (unsigned char c : folded) {
+    if (std::isalnum(c)) {
+      out += static_cast<char>(c);
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::string today_utc(const Clock& clock) { return local_date(clock.now_ms(), "UTC"); }
+
+Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
+  std::string sql = select_sql(kind, today_utc(clock_)) + " WHERE t.owner_id = ?";
+  store::Params params{owner};
+  if (const Tab* tab = find_tab(kind, q.tab))
+    sql += " AND (" + with_today(tab->condition, today_utc(clock_)) + ")";
+  for (const auto& [name, value] : q.equals) {
+    if (std::find(kind.filterable.begin(), kind.filterable.end(), name) == kind.filterable.end())
+      continue;
+    const Field* f = kind.field(name);
+    if (f == nullptr) continue;
+    sql += " AND t." + name + " = ?";
+    if (f->type == T::ref || f->type == T::integer)
+      params.emplace_back(to_int(value).value_or(-1));
+    else
+      params.emplace_back(value);
+  }
+  std::string text = trim(q.text);
+  if (!text.empty() && !kind.search.empty()) {
+    sql += " AND (";
+    for (std::size_t i = 0; i < kind.search.size(); ++i) {
+      if (i > 0) sql += " OR ";
+      sql += "lower(t." + kind.search[i] + ") LIKE ? ESCAPE '\\'";
+      params.emplace_back(like_pattern(text));
+    }
+    sql += ")";
+  }
+  if (q.before_id) {
+    sql += " AND t.id < ?";
+    params.emplace_back(*q.before_id);
+  }
+  if (q.updated_since) {
+    sql += " AND t.updated_at >= ?";
+    params.emplace_back(*q.updated_since);
+  }
+  int limit = std::clamp(q.limit, 1, 200);
+  sql += " ORDER BY t.id DESC LIMIT " + std::to_string(limit + 1);
+  auto rows = db_.query(sql, params);
+  Page page;
+  for (const auto& row : rows) {
+    if (static_cast<int>(page.items.size()) == limit) {
+      page.next_cursor = page.items.back()["id"].get<std::int64_t>();
+      break;
+    }
+    page.items.push_back(to_record(kind, row));
+  }
+  return page;
+}
+
+std::optional<Record> Records::get_in(store::Conn& conn, std::int64_t owner, const Kind& kind,
+                                      std::int64_t id) {
+  auto rows = conn.query(select_sql(kind, today_utc(clock_)) + " WHERE t.id = ? AND t.owner_id = ?",
+                         {id, owner});
+  if (rows.empty()) return std::nullopt;
+  return to_record(kind, rows[0]);
+}
+
+std::optional<Record> Records::get(std::int64_t owner, const Kind& kind, std::int64_t id) {
+  auto conn = db_.acquire();
+  return get_in(*conn, owner, kind, id);
+}
+
+std::map<std::string, std::int64_t> Records::count_by(std::int64_t owner, const Kind& kind,
+                                                      const std::string& field,
+                                                      const std::string& tab) {
+  std::map<std::string, std::int64_t> counts;
+  if (kind.field(field) == nullptr) return counts;
+  std::string sql =
+      "SELECT t." + field + ", COUNT(*) FROM " + kind.name + " t WHERE t.owner_id = ?";
+  if (const Tab* t = find_tab(kind, tab))
+    sql += " AND (" + with_today(t->condition, today_utc(clock_)) + ")";
+  sql += " GROUP BY t." + field;
+  for (const auto& row : db_.query(sql, {owner})) counts[row.text(0)] = row.int_at(1);
+  return counts;
+}
+
+Written Records::create_in(store::Conn& conn, std::int64_t owner, const Kind& kind,
+                           const Input& input) {
+  auto checked = validate(conn, owner, kind, input, std::nullopt);
+  if (auto* errors = std::get_if<FieldErrors>(&checked)) return *errors;
+  Columns cols = std::get<Columns>(std::move(checked));
+  std::int64_t now = clock_.now_ms();
+  std::string names = "owner_id, created_at, updated_at";
+  std::string marks = "?, ?, ?";
+  store::Params params{owner, now, now};
+  for (auto& [name, value] : cols) {
+    names += ", " + name;
+    marks += ", ?";
+    params.push_back(std::move(value));
+  }
+  auto rows = conn.query(
+      "INSERT INTO " + kind.name + " (" + names + ") VALUES (" + marks + ") RETURNING id", params);
+  std::int64_t id = rows[0].int_at(0);
+  Record r = *get_in(conn, owner, kind, id);
+  after_create(conn, kind, now, r);
+  return r;
+}
+
+Written Records::create(std::int64_t owner, const Kind& kind, const Input& input) {
+  return db_.write([&](store::Conn& conn) { return create_in(conn, owner, kind, input); });
+}
+
+Written Records::update(std::int64_t owner, const Kind& kind, std::int64_t id, const Input& input) {
+  return db_.write([&](store::Conn& conn) { return update_in(conn, owner, kind, id, input); });
+}
+
+Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id,
+                           const Input& input) {
+  auto existing =
+      conn.query("SELECT id FROM " + kind.name + " WHERE id = ? AND owner_id = ?", {id, owner});
+  if (existing.empty()) return NotFound{};
+  auto checked = validate(conn, owner, kind, input, id);
+  if (auto* errors = std::get_if<FieldErrors>(&checked)) return *errors;
+  Columns cols = std::get<Columns>(std::move(checked));
+  std::string sql = "UPDATE " + kind.name + " SET updated_at = ?";
+  store::Params params{clock_.now_ms()};
+  for (auto& [name, value] : cols) {
+    sql += ", " + name + " = ?";
+    params.push_back(std::move(value));
+  }
+  sql += " WHERE id = ? AND owner_id = ?";
+  params.emplace_back(id);
+  params.emplace_back(owner);
+  conn.query(sql, params);
+  return *get_in(conn, owner, kind, id);
+}
+
+bool Records::remove(std::int64_t owner, const Kind& kind, std::int64_t id) {
+  return db_.query("DELETE FROM " + kind.name + " WHERE id = ? AND owner_id = ?", {id, owner})
+             .affected == 1;
+}
+
+std::variant<std::int64_t, FieldErrors> Records::company_named(store::Conn& conn,
+                                                               std::int64_t owner,
+                                                               const std::string& name) {
+  std::string key = fold_name(name);
+  if (!key.empty()) {
+    auto found =
+        conn.query("SELECT id FROM companies WHERE owner_id = ? AND name_key = ?", {owner, key});
+    if (!found.empty()) return found[0].int_at(0);
+  }
+  Input input;
+  input.values = {{"name", name}};
+  auto made = create_in(conn, owner, kind("companies"), input);
+  if (auto* errors = std::get_if<FieldErrors>(&made)) return *errors;
+  return std::get<Record>(made)["id"].get<std::int64_t>();
+}
+
+}  // namespace peto::domain

@@ -1,0 +1,106 @@
+// Records: list, read, create, change and delete a person's owned records.
+//
+//   Records records(db, clock);
+//   auto made = records.create(owner, kind("companies"), Input{{{"name", "Acme"}}});
+//   if (auto* errors = std::get_if<FieldErrors>(&made)) ...   // nothing was written
+//   std::optional<Record> r = records.get(owner, kind("companies"), id);
+//
+// Every statement carries `owner_id = ?`, so another person's record is
+// indistinguishable from a missing one: get() returns nullopt, update() and
+// remove() report NotFound. A reference field (company_id…) is accepted only
+// when it names one of the same owner's records.
+//
+// Input comes from a form (every value a string; datetimes are local times in
+// Input::time_zone, "YYYY-MM-DDTHH:MM") or from the API (typed JSON; datetimes
+// RFC 3339 UTC). Validation checks every field before anything is written and
+// returns all the errors at once; a write is one statement or one transaction,
+// so a failed request leaves the database as it was.
+//
+// A Record is a JSON object: id, the kind's fields (null when empty),
+// created_at/updated_at (UTC ms), and the kind's extras (company_name…).
+// Thread-safe (state lives in the database).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/clock.h"
+#include "domain/field_errors.h"
+#include "domain/kinds.h"
+#include "store/db.h"
+
+namespace peto::domain {
+
+using Record = nlohmann::json;
+
+struct Input {
+  nlohmann::json values = nlohmann::json::object();
+  std::string time_zone = "UTC";  // for local datetimes typed into forms
+  bool from_form = true;          // strings as typed; false: typed JSON (API)
+  bool partial = false;           // update only the fields present (PATCH)
+};
+
+struct ListQuery {
+  std::string tab;                            // a Kind::tabs name; "" = the first (or none)
+  std::map<std::string, std::string> equals;  // filterable field -> value
+  std::string text;                           // ?q=, a case-insensitive substring
+  std::optional<std::int64_t> before_id;      // cursor: records with smaller ids
+  std::optional<std::int64_t> updated_since;  // UTC ms
+  int limit = 50;                             // 1..200
+};
+
+struct Page {
+  std::vector<Record> items;
+  std::optional<std::int64_t> next_cursor;  // pass as before_id for the next page
+};
+
+struct NotFound {};
+using Written = std::variant<Record, FieldErrors, NotFound>;
+
+class Records {
+ public:
+  Records(store::Db& db, const Clock& clock) : db_(db), clock_(clock) {}
+
+  Page list(std::int64_t owner, const Kind& kind, const ListQuery& query);
+  std::optional<Record> get(std::int64_t owner, const Kind& kind, std::int64_t id);
+  // Counts per value of a choice field ({"new": 3, ...}) under a tab.
+  std::map<std::string, std::int64_t> count_by(std::int64_t owner, const Kind& kind,
+                                               const std::string& field, const std::string& tab);
+
+  Written create(std::int64_t owner, const Kind& kind, const Input& input);
+  Written update(std::int64_t owner, const Kind& kind, std::int64_t id, const Input& input);
+  bool remove(std::int64_t owner, const Kind& kind, std::int64_t id);
+
+  // The same, on a connection inside the caller's transaction.
+  Written create_in(store::Conn& conn, std::int64_t owner, const Kind& kind, const Input& input);
+  Written update_in(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id,
+                    const Input& input);
+  std::optional<Record> get_in(store::Conn& conn, std::int64_t owner, const Kind& kind,
+                               std::int64_t id);
+
+  // The company called `name` (compared case- and accent-insensitively), made
+  // if the person has none yet. FieldErrors for an empty or overlong name.
+  std::variant<std::int64_t, FieldErrors> company_named(store::Conn& conn, std::int64_t owner,
+                                                        const std::string& name);
+
+  store::Db& db() { return db_; }
+  const Clock& clock() const { return clock_; }
+
+ private:
+  store::Db& db_;
+  const Clock& clock_;
+};
+
+// Case- and accent-insensitive key of a name: "  Ståhl & Co " -> "stahl & co".
+std::string fold_name(std::string_view name);
+// A URL-safe slug: "Remote first!" -> "remote-first".
+std::string slug(std::string_view name);
+// "YYYY-MM-DD" of the clock's now, UTC.
+std::string today_utc(const Clock& clock);
+
+}  // namespace peto::domain
