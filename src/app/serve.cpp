@@ -9,6 +9,7 @@
 #include "web/metrics.h"
 #include "web/pages.h"
 #include "web/router.h"
+#include "web/routes.h"
 #include "web/server.h"
 
 namespace peto::app {
@@ -28,8 +29,27 @@ int serve_until_stopped(App& app, StopSignals& signals) {
   deps.db = app.db.get();
   deps.templates_dir = assets_dir() / "templates";
   deps.version = PETO_VERSION;
-  deps.has_accounts = [] { return false; };
-  web::add_core_routes(router, deps);
+  web::SiteDeps site_deps;
+  site_deps.db = app.db.get();
+  site_deps.clock = app.clock;
+  site_deps.config = &app.config;
+  site_deps.templates_dir = assets_dir() / "templates";
+  site_deps.locales_dir = assets_dir() / "locales";
+  web::Site site(site_deps);
+  if (Status s = site.load(); !s) {
+    std::cerr << "peto: " << s.message() << "\n";
+    return 1;
+  }
+  // Before `peto migrate` there is no users table: the start page then
+  // explains the first account, as on a fresh database.
+  deps.has_accounts = [&site] {
+    try {
+      return site.accounts().any();
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  web::add_site_routes(router, site, deps);
   web::add_metrics_route(router, {app.db.get(), app.clock});
 
   web::Server::Options opts;

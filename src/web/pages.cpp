@@ -62,8 +62,11 @@ void add_core_routes(Router& router, const CoreDeps& deps) {
   auto templates = std::make_shared<Templates>(
       deps.templates_dir, nlohmann::json{{"product", "peto"}, {"version", deps.version}});
   router.set_error_page(templated_error_page(templates));
-  router.add(
-      "GET", "/", [templates, deps](Request&) { return home(*templates, deps); }, "Start page");
+  if (deps.home)
+    router.add("GET", "/", deps.home, "Dashboard");
+  else
+    router.add(
+        "GET", "/", [templates, deps](Request&) { return home(*templates, deps); }, "Start page");
   store::Db* db = deps.db;
   router.add(
       "GET", "/healthz", [db](Request&) { return health(db); },

@@ -23,9 +23,10 @@ struct CoreDeps {
   std::filesystem::path templates_dir;  // holds layout.mustache, home.mustache, error.mustache
   std::string version;                  // shown in the footer
   std::function<bool()> has_accounts;   // empty or false: the start page explains the first account
+  Handler home;  // answers GET / instead of the start page (the dashboard), when set
 };
 
-// GET /        the start page
+// GET /        the start page (or deps.home)
 // GET /healthz 200 {"status":"ok","database":"ok"} or 503 when `SELECT 1` fails
 void add_core_routes(Router& router, const CoreDeps& deps);
 

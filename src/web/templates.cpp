@@ -4,6 +4,7 @@
 #include <kainjow/mustache.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace peto::web {
 
@@ -12,20 +13,31 @@ namespace {
 namespace fs = std::filesystem;
 using Data = kainjow::mustache::data;
 
+// kainjow's set() and push_back() copy their argument, which made a nested
+// conversion copy every leaf once per level. Children are moved into place
+// instead: the containers are reached through kainjow's const accessors,
+// which is safe here because `d` is ours and not yet shared.
 Data to_data(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::object: {
-      Data d;
-      for (const auto& [k, v] : j.items()) d.set(k, to_data(v));
+      Data d(Data::type::object);
+      for (const auto& [k, v] : j.items()) {
+        d.set(k, Data(false));
+        *const_cast<Data*>(d.get(k)) = to_data(v);
+      }
       return d;
     }
     case nlohmann::json::value_t::array: {
       Data list(Data::type::list);
-      for (const auto& v : j) list.push_back(to_data(v));
+      auto& items = const_cast<kainjow::mustache::list&>(list.list_value());
+      items.reserve(j.size());
+      for (const auto& v : j) items.push_back(to_data(v));
       return list;
     }
     case nlohmann::json::value_t::string:
-      return Data(j.get<std::string>());
+      // "" hides a section, as in mustache.js, and renders as nothing.
+      if (j.get_ref<const std::string&>().empty()) return Data(false);
+      return Data(j.get_ref<const std::string&>());
     case nlohmann::json::value_t::boolean:
       return Data(j.get<bool>());
     case nlohmann::json::value_t::null:
@@ -68,8 +80,30 @@ class FolderContext : public kainjow::mustache::context<std::string> {
 
 }  // namespace
 
+class Templates::Shared {
+ public:
+  explicit Shared(Data d) : data(std::move(d)) {}
+  Data data;
+};
+
+struct Templates::Pool {
+  using Parsed = kainjow::mustache::mustache;
+  std::mutex mu;
+  std::map<std::string, std::vector<std::unique_ptr<Parsed>>> idle;
+};
+
 Templates::Templates(fs::path folder, nlohmann::json globals)
-    : folder_(std::move(folder)), globals_(std::move(globals)) {}
+    : folder_(std::move(folder)), globals_(std::move(globals)), pool_(std::make_unique<Pool>()) {
+  globals_shared_ = share(nlohmann::json::object());
+}
+
+Templates::~Templates() = default;
+
+std::shared_ptr<const Templates::Shared> Templates::share(const nlohmann::json& data) const {
+  nlohmann::json merged = globals_;
+  if (data.is_object()) merged.update(data);
+  return std::make_shared<const Shared>(to_data(merged));
+}
 
 Status Templates::load() {
   std::error_code ec;
@@ -107,24 +141,56 @@ std::string Templates::source(const std::string& name) const {
   return sources_.emplace(name, std::move(text).str()).first->second;
 }
 
-// Parsed per call: kainjow's render is not const, so a shared parsed template
-// would need a lock; parsing a page-sized template costs microseconds.
-std::string Templates::render(const std::string& name, const nlohmann::json& data) const {
-  kainjow::mustache::mustache tmpl(source(name));
-  if (!tmpl.is_valid()) throw std::runtime_error("template " + name + ": " + tmpl.error_message());
-  nlohmann::json merged = globals_;
-  if (data.is_object()) merged.update(data);
-  Data root = to_data(merged);
-  FolderContext context(&root, *this);
-  std::string out = tmpl.render(context);
-  if (!tmpl.is_valid()) throw std::runtime_error("template " + name + ": " + tmpl.error_message());
+// A parsed template is rendered by one thread at a time (kainjow's render is
+// not const): each render takes one from the pool, or parses a new one, and
+// gives it back afterwards.
+std::string Templates::render_with(const std::string& name, const nlohmann::json& data,
+                                   const Shared* shared) const {
+  Data root = to_data(data.is_object() ? data : nlohmann::json::object());
+  return render_data(name, &root, shared);
+}
+
+std::string Templates::render_data(const std::string& name, const void* data,
+                                   const Shared* shared) const {
+  std::unique_ptr<Pool::Parsed> tmpl;
+  {
+    std::lock_guard lock(pool_->mu);
+    auto& idle = pool_->idle[name];
+    if (!idle.empty()) {
+      tmpl = std::move(idle.back());
+      idle.pop_back();
+    }
+  }
+  if (!tmpl) tmpl = std::make_unique<Pool::Parsed>(source(name));
+  if (!tmpl->is_valid())
+    throw std::runtime_error("template " + name + ": " + tmpl->error_message());
+  FolderContext context(shared != nullptr ? &shared->data : &globals_shared_->data, *this);
+  context.push(static_cast<const Data*>(data));
+  std::string out = tmpl->render(context);
+  if (!tmpl->is_valid())
+    throw std::runtime_error("template " + name + ": " + tmpl->error_message());
+  std::lock_guard lock(pool_->mu);
+  pool_->idle[name].push_back(std::move(tmpl));
   return out;
 }
 
+std::string Templates::render(const std::string& name, const nlohmann::json& data) const {
+  return render_with(name, data, nullptr);
+}
+
 std::string Templates::render_page(const std::string& name, const nlohmann::json& data) const {
-  nlohmann::json with_content = data.is_object() ? data : nlohmann::json::object();
-  with_content["content"] = render(name, data);
-  return render("layout", with_content);
+  return render_page(name, data, nullptr);
+}
+
+// The page and the layout read the same converted data; the layout's
+// "content" is added to it after the page is rendered.
+std::string Templates::render_page(const std::string& name, const nlohmann::json& data,
+                                   const Shared* shared) const {
+  Data root = to_data(data.is_object() ? data : nlohmann::json::object());
+  std::string content = render_data(name, &root, shared);
+  root.set("content", Data(false));
+  *const_cast<Data*>(root.get("content")) = Data(std::move(content));
+  return render_data("layout", &root, shared);
 }
 
 }  // namespace peto::web

@@ -1,0 +1,126 @@
+#include "web/i18n.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+namespace peto::web {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads every *.json of one language folder, in file-name order.
+Status read_language(const fs::path& folder, nlohmann::json& out) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return Status::invalid(file.string() + ": not a JSON object");
+    for (const auto& [k, v] : j.items()) {
+      if (!v.is_string()) return Status::invalid(file.string() + ": " + k + " is not text");
+      out[k] = v;
+    }
+  }
+  return Status::ok();
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  std::size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+}  // namespace
+
+Catalogue::Catalogue(fs::path locales_dir) : dir_(std::move(locales_dir)) {}
+
+Status Catalogue::load() {
+  std::error_code ec;
+  if (!fs::is_directory(dir_ / "en", ec)) {
+    return Status::unavailable("locales folder " + (dir_ / "en").string() + " does not exist");
+  }
+  std::map<std::string, nlohmann::json> raw;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (!entry.is_directory()) continue;
+    nlohmann::json messages = nlohmann::json::object();
+    if (Status s = read_language(entry.path(), messages); !s) return s;
+    raw[entry.path().filename().string()] = std::move(messages);
+  }
+  merged_.clear();
+  for (auto& [lang, messages] : raw) {
+    nlohmann::json all = raw["en"];
+    for (const auto& [k, v] : messages.items()) all[k] = v;
+    merged_[lang] = std::move(all);
+  }
+  return Status::ok();
+}
+
+const nlohmann::json& Catalogue::messages(const std::string& lang) const {
+  auto it = merged_.find(lang);
+  if (it == merged_.end()) it = merged_.find("en");
+  return it == merged_.end() ? empty_ : it->second;
+}
+
+std::vector<std::string> Catalogue::languages() const {
+  std::vector<std::string> out;
+  for (const auto& [lang, m] : merged_) out.push_back(lang);
+  return out;
+}
+
+std::string Catalogue::choose(const std::string& profile_language,
+                              const std::string* accept_language) const {
+  if (!profile_language.empty() && has_language(profile_language)) return profile_language;
+  if (accept_language == nullptr) return "en";
+  std::string best = "en";
+  double best_q = 0;
+  std::string header = *accept_language;
+  std::size_t pos = 0;
+  while (pos <= header.size()) {
+    std::size_t comma = header.find(',', pos);
+    if (comma == std::string::npos) comma = header.size();
+    std::string item = header.substr(pos, comma - pos);
+    pos = comma + 1;
+    double q = 1.0;
+    std::size_t semi = item.find(';');
+    if (semi != std::string::npos) {
+      std::string param = trim(item.substr(semi + 1));
+      if (param.rfind("q=", 0) == 0) q = std::strtod(param.c_str() + 2, nullptr);
+      item = item.substr(0, semi);
+    }
+    std::string tag = lower(trim(item));
+    if (tag.empty() || q <= best_q) continue;
+    std::string found;
+    if (has_language(tag)) {
+      found = tag;
+    } else if (std::string primary = tag.substr(0, tag.find('-')); has_language(primary)) {
+      found = primary;
+    }
+    if (!found.empty()) {
+      best = found;
+      best_q = q;
+    }
+  }
+  return best;
+}
+
+std::string Catalogue::text(const std::string& lang, const std::string& key) const {
+  const nlohmann::json& m = messages(lang);
+  auto it = m.find(key);
+  return it == m.end() ? key : it->get<std::string>();
+}
+
+}  // namespace peto::web

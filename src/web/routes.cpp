@@ -1,0 +1,16 @@
+#include "web/routes.h"
+
+#include "web/record_pages.h"
+
+namespace peto::web {
+
+void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
+  CoreDeps with_dashboard = core;
+  with_dashboard.home = home_handler(site);
+  add_core_routes(router, with_dashboard);
+  add_account_routes(router, site);
+  add_record_routes(router, site);
+  router.set_error_page(site.error_page());
+}
+
+}  // namespace peto::web
