@@ -1,0 +1,469 @@
+// peto in a real browser: the main flow with JavaScript on and off, and
+// axe-core on every page. Run it through ./run PETO_BINARY, which starts a
+// server with a fresh database and the account below, and sets:
+//   PETO_BASE_URL        http://127.0.0.1:PORT
+//   PETO_TEST_EMAIL      ada@example.com
+//   PETO_TEST_PASSWORD   correct horse battery
+//   CHROMIUM             /usr/bin/chromium
+// PETO_BROWSER_SCREENSHOTS=0 skips writing docs/screenshots/*.png.
+//
+// Every step names itself and the page it was on when it fails. A CSP
+// violation reported on the console ("Refused to ...", "Content Security
+// Policy"), an uncaught page error, a 5xx answer or a missing same-origin
+// resource fails the step it happened in.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const sourceDir = path.resolve(here, '..', '..');
+
+const base = process.env.PETO_BASE_URL;
+const email = process.env.PETO_TEST_EMAIL ?? 'ada@example.com';
+const password = process.env.PETO_TEST_PASSWORD ?? 'correct horse battery';
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const writeScreenshots = process.env.PETO_BROWSER_SCREENSHOTS !== '0';
+if (!base) throw new Error('PETO_BASE_URL is not set: run tests/browser/run PETO_BINARY');
+
+const STEP_TIMEOUT_MS = 10_000;
+const NAV_TIMEOUT_MS = 15_000;
+const STATUSES = ['Draft', 'Applied', 'Acknowledged', 'Screening', 'Interviewing', 'Assessment',
+  'Offer', 'Accepted', 'Rejected', 'Withdrawn', 'Ghosted'];
+
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const url = (p) => new URL(p, base).href;
+const pathOf = (u) => { const x = new URL(u); return x.pathname + x.search; };
+
+// A browser context with the problem listeners on each of its pages.
+async function newContext(label, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
+  context.setDefaultNavigationTimeout(NAV_TIMEOUT_MS);
+  const problems = [];
+  const origin = new URL(base).origin;
+  context.on('page', (page) => watch(page, label, problems, origin));
+  const page = await context.newPage();
+  return { context, page, problems };
+}
+
+function watch(page, label, problems, origin) {
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (/Refused to|Content Security Policy/i.test(text)) {
+      problems.push(`CSP violation on ${pathOf(page.url())}: ${text}`);
+    }
+  });
+  page.on('pageerror', (err) => {
+    problems.push(`page error on ${pathOf(page.url())}: ${err.message}`);
+  });
+  page.on('response', (resp) => {
+    const u = new URL(resp.url());
+    const status = resp.status();
+    if (status >= 500) {
+      problems.push(`${status} for ${resp.request().method()} ${u.pathname}${u.search}`);
+    } else if (status >= 400 && u.origin === origin && u.pathname !== '/favicon.ico' &&
+               resp.request().resourceType() !== 'document') {
+      problems.push(`${status} for the resource ${u.pathname} (on ${pathOf(page.url())})`);
+    }
+  });
+}
+
+// What the page looked like, for a failure message.
+async function describePage(page) {
+  const bits = [`page ${pathOf(page.url())}`];
+  try {
+    const title = await page.title();
+    if (title) bits.push(`title "${title}"`);
+  } catch { /* closed or navigating */ }
+  try {
+    const h1 = await page.locator('h1').allInnerTexts();
+    if (h1.length) bits.push(`h1 "${h1.join(' | ').trim()}"`);
+  } catch { /* ignore */ }
+  try {
+    const alerts = (await page.locator('[role=alert], .flash, .field-error, .error')
+      .allInnerTexts()).map((s) => s.trim()).filter(Boolean);
+    if (alerts.length) bits.push(`messages: ${alerts.map((a) => JSON.stringify(a)).join(', ')}`);
+  } catch { /* ignore */ }
+  return bits.join(', ');
+}
+
+// Runs one named step; a failure says which flow, which step and which page.
+async function step(flow, name, s, fn) {
+  const seen = s.problems.length;
+  try {
+    await fn();
+  } catch (err) {
+    const where = await describePage(s.page);
+    const extra = s.problems.length > seen ? `\n  also: ${s.problems.slice(seen).join('\n  also: ')}` : '';
+    const e = new Error(`[${flow}] step "${name}" failed on ${where}:\n  ${err.message.split('\n').join('\n  ')}${extra}`);
+    throw e;
+  }
+  if (s.problems.length > seen) {
+    throw new Error(`[${flow}] step "${name}" (${pathOf(s.page.url())}):\n  ` +
+      s.problems.slice(seen).join('\n  '));
+  }
+}
+
+// Loads a page and insists on a 2xx answer.
+async function visit(page, p) {
+  const resp = await page.goto(url(p), { waitUntil: 'load' });
+  assert.ok(resp, `no response for ${p}`);
+  assert.ok(resp.status() < 400, `GET ${p} answered ${resp.status()}`);
+  return resp;
+}
+
+// Clicks a submit button and waits for the page the form leads to.
+async function submit(page, button) {
+  const [resp] = await Promise.all([
+    page.waitForNavigation({ waitUntil: 'load', timeout: NAV_TIMEOUT_MS }),
+    button.click(),
+  ]);
+  assert.ok(resp, 'the form submission loaded no page');
+  assert.ok(resp.status() < 400,
+    `the form submission ended on ${resp.status()} ${pathOf(resp.url())}`);
+  return resp;
+}
+
+// The form control labelled `text`: the label is the contract's text,
+// optionally followed by a required-field marker ("Role (required)", "Role *").
+function field(page, text) {
+  return page.getByLabel(new RegExp(`^\\s*${escapeRe(text)}(\\s*\\(required\\)|\\s*\\*)?\\s*$`));
+}
+
+// The control labelled `text`, once it is there; if it never comes, the error
+// lists the labels the page does have.
+async function labelled(page, text) {
+  const loc = field(page, text);
+  try {
+    await loc.first().waitFor({ state: 'attached', timeout: 5_000 });
+  } catch {
+    let labels = [];
+    try {
+      labels = (await page.locator('label').allInnerTexts()).map((l) => l.replace(/\s+/g, ' ').trim());
+    } catch { /* ignore */ }
+    throw new Error(`no form control labelled "${text}" on this page ` +
+      `(its labels: ${labels.length ? labels.map((l) => JSON.stringify(l)).join(', ') : 'none'})`);
+  }
+  const n = await loc.count();
+  assert.equal(n, 1, `${n} form controls are labelled "${text}"`);
+  return loc;
+}
+
+async function fillText(page, label, value) {
+  const input = await labelled(page, label);
+  const tag = await input.evaluate((el) => el.tagName.toLowerCase());
+  assert.ok(tag === 'input' || tag === 'textarea',
+    `the control labelled "${label}" is a <${tag}>, expected a text input`);
+  await input.fill(value);
+}
+
+async function textOf(locator) {
+  return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
+}
+
+async function expectH1(page, expected) {
+  const h1 = page.locator('h1').first();
+  await h1.waitFor();
+  const text = await textOf(h1);
+  if (expected instanceof RegExp) assert.match(text, expected, `h1 is "${text}"`);
+  else assert.ok(text.includes(expected), `h1 is "${text}", expected it to contain "${expected}"`);
+}
+
+async function expectStatus(page, label) {
+  const status = page.getByTestId('status');
+  await status.first().waitFor();
+  const text = await textOf(status.first());
+  assert.ok(new RegExp(`\\b${escapeRe(label)}\\b`).test(text),
+    `data-testid="status" reads "${text}", expected "${label}"`);
+}
+
+function utcDateTimeLocal(msFromNow) {
+  return new Date(Date.now() + msFromNow).toISOString().slice(0, 16); // YYYY-MM-DDTHH:MM
+}
+
+function utcDate(daysFromNow) {
+  return new Date(Date.now() + daysFromNow * 86_400_000).toISOString().slice(0, 10);
+}
+
+async function signIn(flow, s) {
+  const { page } = s;
+  await step(flow, 'open the sign-in page', s, async () => {
+    await visit(page, '/signin');
+  });
+  await step(flow, 'sign in', s, async () => {
+    await fillText(page, 'Email', email);
+    await fillText(page, 'Password', password);
+    await submit(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+    assert.equal(new URL(page.url()).pathname, '/', 'sign-in should land on /');
+    await expectH1(page, /^Dashboard$/);
+  });
+}
+
+// The dashboard's "Reminders due" section (null when the page has none).
+async function remindersDue(page) {
+  const heading = page.getByRole('heading', { name: 'Reminders due', exact: true });
+  if ((await heading.count()) === 0) return null;
+  return page.locator('section').filter({ has: heading }).last();
+}
+
+// ---------------------------------------------------------------------------
+// The flow: sign in, add a listing, apply, move the application through some
+// statuses, add a reminder that is already due, see it on the dashboard, mark
+// it done on /reminders and see it leave the dashboard.
+
+async function mainFlow(flow, s, data, { screenshots = false } = {}) {
+  const { page } = s;
+  let listingUrl;
+  let applicationUrl;
+
+  await signIn(flow, s);
+
+  await step(flow, 'open /listings and follow "Add a listing"', s, async () => {
+    await visit(page, '/listings');
+    await page.getByRole('link', { name: 'Add a listing', exact: true }).first().click();
+    await page.waitForURL((u) => u.pathname === '/listings/new');
+  });
+
+  await step(flow, 'fill in and save the new listing', s, async () => {
+    await fillText(page, 'Company', data.company);
+    await fillText(page, 'Role', data.role);
+    await fillText(page, 'Listing URL', data.listingUrl);
+    await fillText(page, 'Location', data.location);
+    const closes = await labelled(page, 'Closes on');
+    assert.equal(await closes.getAttribute('type'), 'date', '"Closes on" should be type=date');
+    await closes.fill(utcDate(30));
+    await submit(page, page.getByRole('button', { name: 'Save listing', exact: true }));
+    assert.match(new URL(page.url()).pathname, /^\/listings\/\d+$/,
+      'saving should redirect to /listings/<id>');
+    await expectH1(page, data.role);
+    listingUrl = page.url();
+  });
+
+  await step(flow, 'apply from the listing page', s, async () => {
+    await submit(page, page.getByRole('button', { name: 'Apply', exact: true }));
+    assert.match(new URL(page.url()).pathname, /^\/applications\/\d+$/,
+      '"Apply" should redirect to /applications/<id>');
+    await expectH1(page, data.role);
+    await expectStatus(page, 'Draft');
+    applicationUrl = page.url();
+  });
+
+  await step(flow, 'the status select offers every status', s, async () => {
+    const options = (await (await labelled(page, 'New status')).locator('option')
+      .allInnerTexts()).map((o) => o.trim());
+    for (const label of STATUSES.filter((x) => x !== 'Draft')) {
+      assert.ok(options.includes(label), `"New status" has no option "${label}" (has ${options.join(', ')})`);
+    }
+  });
+
+  for (const label of data.statuses) {
+    await step(flow, `change the status to ${label}`, s, async () => {
+      await (await labelled(page, 'New status')).selectOption({ label });
+      await submit(page, page.getByRole('button', { name: 'Change status', exact: true }));
+      assert.equal(page.url(), applicationUrl, 'the page should reload at the same URL');
+      await expectStatus(page, label);
+      const items = page.getByTestId('timeline').locator('li').filter({ hasText: label });
+      assert.ok((await items.count()) >= 1,
+        `the timeline (data-testid="timeline") has no item containing "${label}"`);
+    });
+  }
+
+  await step(flow, 'add a reminder that is already due', s, async () => {
+    await fillText(page, 'Reminder', data.reminder);
+    const due = await labelled(page, 'Due');
+    assert.equal(await due.getAttribute('type'), 'datetime-local', '"Due" should be type=datetime-local');
+    await due.fill(utcDateTimeLocal(-3_600_000));
+    await submit(page, page.getByRole('button', { name: 'Add reminder', exact: true }));
+  });
+
+  await step(flow, 'see the reminder under "Reminders due" on the dashboard', s, async () => {
+    await visit(page, '/');
+    await expectH1(page, /^Dashboard$/);
+    const section = await remindersDue(page);
+    assert.ok(section, 'the dashboard has no heading "Reminders due"');
+    const text = await textOf(section);
+    assert.ok(text.includes(data.reminder),
+      `"Reminders due" does not show "${data.reminder}" (it reads "${text.slice(0, 300)}")`);
+  });
+
+  if (screenshots) {
+    await step(flow, 'screenshot the dashboard', s, async () => {
+      await mkdir(path.join(sourceDir, 'docs', 'screenshots'), { recursive: true });
+      await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'dashboard.png'), fullPage: true });
+    });
+  }
+
+  await step(flow, 'mark the reminder done on /reminders', s, async () => {
+    await visit(page, '/reminders');
+    const row = page.locator(':is(li, tr, article, section, div, p, form)')
+      .filter({ hasText: data.reminder })
+      .filter({ has: page.getByRole('button', { name: 'Done', exact: true }) })
+      .last();
+    assert.ok((await row.count()) >= 1, `/reminders shows no "${data.reminder}" with a "Done" button`);
+    await submit(page, row.getByRole('button', { name: 'Done', exact: true }).first());
+  });
+
+  await step(flow, 'the done reminder left "Reminders due" on the dashboard', s, async () => {
+    await visit(page, '/');
+    const section = await remindersDue(page);
+    if (section) {
+      const text = await textOf(section);
+      assert.ok(!text.includes(data.reminder), `"Reminders due" still shows "${data.reminder}"`);
+    }
+  });
+
+  if (screenshots) {
+    await step(flow, 'screenshot the application page', s, async () => {
+      await visit(page, pathOf(applicationUrl));
+      await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'application.png'), fullPage: true });
+    });
+  }
+
+  return { listingUrl, applicationUrl };
+}
+
+// Runs fn in a fresh context; the context's problems fail the test unless a
+// step already failed (its message lists them).
+async function inContext(flow, options, fn) {
+  const s = await newContext(flow, options);
+  let ok = false;
+  try {
+    const r = await fn(s);
+    ok = true;
+    return r;
+  } finally {
+    await new Promise((r) => setTimeout(r, 100)); // late console messages
+    await s.context.close().catch(() => {});
+    if (ok && s.problems.length) {
+      assert.fail(`[${flow}] problems seen in the browser:\n  ${s.problems.join('\n  ')}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+const created = {};
+
+test('flow with JavaScript on', { timeout: 180_000 }, async () => {
+  const made = await inContext('JS on', {}, (s) => mainFlow('JS on', s, {
+    company: 'Acme Robotics',
+    role: 'Site Reliability Engineer',
+    listingUrl: 'https://jobs.example.com/acme/sre-1234',
+    location: 'Lisbon (hybrid)',
+    statuses: ['Applied', 'Screening', 'Interviewing'],
+    reminder: 'Follow up with the Acme recruiter',
+  }, { screenshots: writeScreenshots }));
+  Object.assign(created, made);
+});
+
+test('flow with JavaScript off', { timeout: 180_000 }, async () => {
+  const made = await inContext('JS off', { javaScriptEnabled: false }, (s) => mainFlow('JS off', s, {
+    company: 'Globex Corporation',
+    role: 'Backend Developer (no-JS)',
+    listingUrl: 'https://careers.example.org/globex/backend-42',
+    location: 'Remote, EU',
+    statuses: ['Applied', 'Acknowledged', 'Screening'],
+    reminder: 'Send the Globex take-home exercise',
+  }));
+  created.listingUrl ??= made.listingUrl;
+  created.applicationUrl ??= made.applicationUrl;
+});
+
+// ---------------------------------------------------------------------------
+// axe-core on every page; any violation of impact serious or critical fails.
+
+const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+// The first /<kind>/<id> link on a page (for a listing or application page
+// when the flows above did not leave one).
+async function firstRecordLink(page, listPath, kind) {
+  await visit(page, listPath);
+  const hrefs = await page.locator(`a[href^="/${kind}/"]`).evaluateAll(
+    (as) => as.map((a) => a.getAttribute('href')));
+  const re = new RegExp(`^/${kind}/\\d+$`);
+  return hrefs.find((h) => re.test(h)) ?? null;
+}
+
+async function runAxe(page) {
+  // page.evaluate goes through the DevTools protocol, which the page's CSP
+  // does not govern, so axe needs no inline script.
+  const loaded = await page.evaluate(() => typeof window.axe === 'object');
+  if (!loaded) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+}
+
+test('axe-core finds no serious or critical violation on any page', { timeout: 240_000 }, async () => {
+  const flow = 'axe';
+  const failures = [];
+  const checked = [];
+  await inContext(flow, {}, async (s) => {
+    const { page } = s;
+
+    // A page that cannot be loaded or checked is one more failure; the rest
+    // are still checked.
+    async function check(p) {
+      try {
+        await step(flow, `axe on ${p}`, s, async () => {
+          await visit(page, p);
+          const violations = await runAxe(page);
+          checked.push(p);
+          for (const v of violations) {
+            if (v.impact === 'serious' || v.impact === 'critical') {
+              failures.push(`${p}: ${v.id} (${v.impact}): ${v.help}\n      ${v.helpUrl}\n      ` +
+                v.targets.slice(0, 8).join('\n      ') +
+                (v.targets.length > 8 ? `\n      … and ${v.targets.length - 8} more` : ''));
+            }
+          }
+        });
+      } catch (err) {
+        failures.push(`${p}: not checked: ${err.message}`);
+        s.problems.length = 0; // already reported in that message
+      }
+    }
+
+    await check('/signin');
+    await signIn(flow, s);
+    let listing = created.listingUrl ? pathOf(created.listingUrl) : null;
+    let application = created.applicationUrl ? pathOf(created.applicationUrl) : null;
+    if (!listing) {
+      listing = await firstRecordLink(page, '/listings?view=table', 'listings').catch(() => null);
+      if (!listing) failures.push('a listing page: not checked: the flows made none and /listings?view=table links none');
+    }
+    if (!application) {
+      application = await firstRecordLink(page, '/applications?view=table', 'applications').catch(() => null);
+      if (!application) failures.push('an application page: not checked: the flows made none and /applications?view=table links none');
+    }
+    for (const p of ['/', '/listings', '/listings?view=table', '/listings/new', listing,
+      '/applications', '/applications?view=table', application, '/reminders',
+      '/companies', '/contacts', '/profile']) {
+      if (p) await check(p);
+    }
+  });
+  if (failures.length) {
+    assert.fail(`axe-core: serious or critical violations (${checked.length} pages checked):\n  ${failures.join('\n  ')}`);
+  }
+});
