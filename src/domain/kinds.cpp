@@ -35,6 +35,13 @@ const std::vector<std::string> kEndReasons = {
 const char* kClosed = "(t.closed_at IS NOT NULL OR COALESCE(t.closes_on, '9999-12-31') < :today)";
 const char* kApplied = "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = t.id)";
 
+// The role of the application a record belongs to, for its links.
+Extra application_role() {
+  return {"application_role",
+          "(SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
+          " WHERE a.id = t.application_id)"};
+}
+
 std::vector<Kind> make_kinds() {
   std::vector<Kind> all;
 
@@ -140,9 +147,7 @@ std::vector<Kind> make_kinds() {
                       Field("application_id", T::ref).to("applications"),
                       Field("done_at", T::datetime).read_only()};
   reminders.columns = {"notified_at BIGINT"};
-  reminders.extras = {{"application_role",
-                       "(SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
-                       " WHERE a.id = t.application_id)"}};
+  reminders.extras = {application_role()};
   reminders.tabs = {
       {"outstanding", "t.done_at IS NULL"}, {"done", "t.done_at IS NOT NULL"}, {"all", "1 = 1"}};
   reminders.search = {"title"};
@@ -163,9 +168,7 @@ std::vector<Kind> make_kinds() {
       Field("outcome", T::choice).of({"scheduled", "done", "cancelled", "no_show"}).read_only(),
       Field("notes", T::long_text).limit(20000).unlisted()};
   interviews.columns = {"uid TEXT NOT NULL"};
-  interviews.extras = {{"application_role",
-                        "(SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
-                        " WHERE a.id = t.application_id)"}};
+  interviews.extras = {application_role()};
   interviews.filterable = {"application_id", "outcome"};
   all.push_back(std::move(interviews));
 
@@ -181,9 +184,7 @@ std::vector<Kind> make_kinds() {
                    Field("answer_by", T::date),
                    Field("benefits", T::long_text).limit(5000).unlisted(),
                    Field("notes", T::long_text).limit(20000).unlisted()};
-  offers.extras = {{"application_role",
-                    "(SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
-                    " WHERE a.id = t.application_id)"}};
+  offers.extras = {application_role()};
   offers.filterable = {"application_id"};
   all.push_back(std::move(offers));
 

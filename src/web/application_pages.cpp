@@ -13,8 +13,6 @@ namespace {
 using domain::Kind;
 using domain::Record;
 
-std::int64_t id_of(const Record& r) { return r["id"].get<std::int64_t>(); }
-
 nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> items,
                           const std::string& field) {
   nlohmann::json out = nlohmann::json::array();
@@ -336,13 +334,8 @@ void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPa
              page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
                Form form = Form::parse(r);
                std::vector<std::int64_t> tags;
-               for (const std::string& t : form.all("tag")) {
-                 try {
-                   tags.push_back(std::stoll(t));
-                 } catch (const std::exception&) {
-                   tags.push_back(-1);
-                 }
-               }
+               for (const std::string& t : form.all("tag"))
+                 tags.push_back(parse_id(t).value_or(-1));
                auto set = p.apps.set_tags(v.account.id, id, tags);
                if (std::holds_alternative<domain::NotFound>(set)) return p.site.not_found(r, v);
                if (auto* e = std::get_if<domain::FieldErrors>(&set))

@@ -13,17 +13,8 @@ namespace {
 using domain::Kind;
 using domain::Record;
 
-std::int64_t id_of(const Record& r) { return r["id"].get<std::int64_t>(); }
-
 std::string record_href(const Kind& k, std::int64_t id) {
   return "/" + k.name + "/" + std::to_string(id);
-}
-
-std::optional<std::int64_t> to_id(const std::string& s) {
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v <= 0) return std::nullopt;
-  return v;
 }
 
 // A query string built from pairs, for tab, filter and page links.
@@ -119,7 +110,7 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
   lq.text = q.get("q");
   for (const std::string& f : k.filterable)
     if (q.has(f) && !q.get(f).empty()) lq.equals[f] = q.get(f);
-  lq.before_id = to_id(q.get("before"));
+  lq.before_id = parse_id(q.get("before"));
   lq.limit = 50;
   domain::Page page = p.records.list(v.account.id, k, lq);
 

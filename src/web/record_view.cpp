@@ -221,8 +221,9 @@ std::string safe_return(const std::string& wanted, const std::string& fallback) 
   return fallback;
 }
 
-std::optional<std::int64_t> path_id(const Request& r) {
-  const std::string& s = r.param("id");
+std::optional<std::int64_t> path_id(const Request& r) { return parse_id(r.param("id")); }
+
+std::optional<std::int64_t> parse_id(const std::string& s) {
   std::int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || v <= 0) return std::nullopt;

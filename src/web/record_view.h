@@ -70,7 +70,11 @@ class RecordView {
 // A local path to go back to after a form (`return_to`), else `fallback`.
 // Only paths on this site ("/x", never "//host" or "http:") are followed.
 std::string safe_return(const std::string& wanted, const std::string& fallback);
-// The integer in path parameter `id`, nullopt for anything else.
+// A record id written as text: a positive integer and nothing else.
+std::optional<std::int64_t> parse_id(const std::string& text);
+// The id in path parameter `id`, nullopt for anything else.
 std::optional<std::int64_t> path_id(const Request& r);
+// A record's id.
+inline std::int64_t id_of(const domain::Record& r) { return r["id"].get<std::int64_t>(); }
 
 }  // namespace peto::web
