@@ -3,9 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "app/app.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
+#include "tests/store/domain_fixture.h"
 
 namespace peto::domain {
 namespace {
@@ -14,13 +12,11 @@ using namespace std::chrono_literals;
 
 constexpr const char* kPassword = "correct horse battery";
 
-class AccountsTest : public peto::testing::BackendTest {
+class AccountsTest : public peto::testing::MigratedTest {
  protected:
   void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped()) return;
-    set_password_cost(PasswordCost::test);
-    ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
+    MigratedTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     accounts_ = std::make_unique<Accounts>(db(), clock_);
   }
   Accounts& accounts() { return *accounts_; }
@@ -37,7 +33,6 @@ class AccountsTest : public peto::testing::BackendTest {
     return it == e->by_field.end() ? "(none for " + field + ")" : it->second;
   }
 
-  FakeClock clock_;
   std::unique_ptr<Accounts> accounts_;
 };
 

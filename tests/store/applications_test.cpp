@@ -4,10 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "app/app.h"
 #include "domain/accounts.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
+#include "tests/store/domain_fixture.h"
 
 namespace peto::domain {
 namespace {
@@ -15,24 +13,15 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-class ApplicationsTest : public peto::testing::BackendTest {
+class ApplicationsTest : public peto::testing::TwoOwnersTest {
  protected:
   void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped()) return;
-    set_password_cost(PasswordCost::test);
-    ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
-    records_ = std::make_unique<Records>(db(), clock_);
+    TwoOwnersTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     apps_ = std::make_unique<Applications>(*records_);
-    Accounts accounts(db(), clock_);
-    owner_ =
-        std::get<Account>(accounts.create("ana@example.com", "correct horse battery", false)).id;
-    other_ =
-        std::get<Account>(accounts.create("ben@example.com", "correct horse battery", false)).id;
     listing_ = new_listing(owner_, "Acme", "Backend engineer");
   }
 
-  Records& records() { return *records_; }
   Applications& apps() { return *apps_; }
 
   std::int64_t create(std::int64_t owner, const std::string& kind_name, json values) {
@@ -67,9 +56,6 @@ class ApplicationsTest : public peto::testing::BackendTest {
     EXPECT_TRUE(t);
     return t.value_or(std::vector<Record>{});
   }
-  std::int64_t count(const std::string& table) {
-    return db().query("SELECT COUNT(*) FROM " + table)[0].int_at(0);
-  }
   std::int64_t interview(std::int64_t app, const std::string& kind_name) {
     return create(owner_, "interviews",
                   {{"application_id", std::to_string(app)},
@@ -77,11 +63,7 @@ class ApplicationsTest : public peto::testing::BackendTest {
                    {"starts_at", "2027-01-20T09:00"}});
   }
 
-  FakeClock clock_;
-  std::unique_ptr<Records> records_;
   std::unique_ptr<Applications> apps_;
-  std::int64_t owner_ = 0;
-  std::int64_t other_ = 0;
   std::int64_t listing_ = 0;
 };
 

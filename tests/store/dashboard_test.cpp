@@ -4,11 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "app/app.h"
 #include "domain/accounts.h"
 #include "domain/applications.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
+#include "tests/store/domain_fixture.h"
 
 namespace peto::domain {
 namespace {
@@ -20,24 +18,15 @@ constexpr std::int64_t kDay = 24LL * 3600 * 1000;
 constexpr int kQuietDays = 21;
 constexpr int kNoticeDays = 3;
 
-class DashboardTest : public peto::testing::BackendTest {
+class DashboardTest : public peto::testing::TwoOwnersTest {
  protected:
   void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped()) return;
-    set_password_cost(PasswordCost::test);
-    ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
-    records_ = std::make_unique<Records>(db(), clock_);
+    TwoOwnersTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     apps_ = std::make_unique<Applications>(*records_);
-    Accounts accounts(db(), clock_);
-    owner_ =
-        std::get<Account>(accounts.create("ana@example.com", "correct horse battery", false)).id;
-    other_ =
-        std::get<Account>(accounts.create("ben@example.com", "correct horse battery", false)).id;
     company_ = create("companies", {{"name", "Acme"}});
   }
 
-  Records& records() { return *records_; }
   Applications& apps() { return *apps_; }
 
   std::int64_t create(const std::string& kind_name, json values, std::int64_t owner = 0) {
@@ -89,11 +78,7 @@ class DashboardTest : public peto::testing::BackendTest {
   std::vector<std::int64_t> quiet() { return ids(board().gone_quiet); }
   void advance_days(std::int64_t days) { clock_.advance(std::chrono::milliseconds(days * kDay)); }
 
-  FakeClock clock_;  // 2027-01-15T08:00:00Z
-  std::unique_ptr<Records> records_;
   std::unique_ptr<Applications> apps_;
-  std::int64_t owner_ = 0;
-  std::int64_t other_ = 0;
   std::int64_t company_ = 0;
 };
 

@@ -8,30 +8,18 @@
 #include "domain/accounts.h"
 #include "domain/applications.h"
 #include "domain/dashboard.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
+#include "tests/store/domain_fixture.h"
 
 namespace peto {
 namespace {
 
-class DemoTest : public testing::BackendTest {
+class DemoTest : public testing::MigratedTest {
  protected:
-  void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped()) return;
-    domain::set_password_cost(domain::PasswordCost::test);
-    ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
-  }
-  std::int64_t account(const std::string& email) {
-    domain::Accounts accounts(db(), clock_);
-    return std::get<domain::Account>(accounts.create(email, "correct horse battery", false)).id;
-  }
   std::int64_t count(const std::string& table, std::int64_t owner, const std::string& where = "") {
     return db()
         .query("SELECT COUNT(*) FROM " + table + " WHERE owner_id = ?" + where, {owner})[0]
         .int_at(0);
   }
-  FakeClock clock_;
 };
 
 TEST_P(DemoTest, LoadsTheWholeStory) {

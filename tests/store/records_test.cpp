@@ -7,11 +7,9 @@
 
 #include <set>
 
-#include "app/app.h"
 #include "domain/accounts.h"
 #include "domain/applications.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
+#include "tests/store/domain_fixture.h"
 
 namespace peto::domain {
 namespace {
@@ -19,23 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-class RecordsTest : public peto::testing::BackendTest {
+class RecordsTest : public peto::testing::TwoOwnersTest {
  protected:
-  void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped()) return;
-    set_password_cost(PasswordCost::test);
-    ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
-    records_ = std::make_unique<Records>(db(), clock_);
-    Accounts accounts(db(), clock_);
-    owner_ =
-        std::get<Account>(accounts.create("ana@example.com", "correct horse battery", false)).id;
-    other_ =
-        std::get<Account>(accounts.create("ben@example.com", "correct horse battery", false)).id;
-  }
-
-  Records& records() { return *records_; }
-
   static Input form(json values) {
     Input in;
     in.values = std::move(values);
@@ -80,9 +63,6 @@ class RecordsTest : public peto::testing::BackendTest {
     if (auto* e = std::get_if<FieldErrors>(&w)) return e->by_field;
     return {{"(none)", std::holds_alternative<NotFound>(w) ? "NotFound" : "Record"}};
   }
-  std::int64_t count(const std::string& table) {
-    return db().query("SELECT COUNT(*) FROM " + table)[0].int_at(0);
-  }
   std::vector<std::int64_t> ids(const Page& page) {
     std::vector<std::int64_t> out;
     for (const Record& r : page.items) out.push_back(r["id"].get<std::int64_t>());
@@ -94,11 +74,6 @@ class RecordsTest : public peto::testing::BackendTest {
     auto v = ids(records().list(owner_, kind("listings"), q));
     return {v.begin(), v.end()};
   }
-
-  FakeClock clock_;  // 2027-01-15T08:00:00Z
-  std::unique_ptr<Records> records_;
-  std::int64_t owner_ = 0;
-  std::int64_t other_ = 0;
 };
 
 TEST_P(RecordsTest, CreateGetUpdateRemoveEveryKind) {

@@ -2,19 +2,13 @@
 // limit, profile, password, invites, the admin page and security headers.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <memory>
 #include <regex>
 
-#include "app/app.h"
 #include "domain/accounts.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
-#include "tests/web/web_server.h"
-#include "web/routes.h"
-#include "web/site.h"
+#include "tests/web/site_fixture.h"
 
 namespace peto::web {
 namespace {
@@ -28,32 +22,11 @@ using peto::testing::session_cookie_of;
 using peto::testing::SignedInClient;
 
 const std::string kPassword = SignedInClient::kPassword;
-const std::filesystem::path kSource = PETO_SOURCE_DIR;
 
-class AccountsHttpTest : public ::testing::Test {
+class AccountsHttpTest : public peto::testing::SiteTest {
  protected:
-  void SetUp() override {
-    domain::set_password_cost(domain::PasswordCost::test);
-    db_ = store::Db::open("sqlite://" + (dir_.path() / "peto.db").string());
-    ASSERT_TRUE(store::Migrator(*db_, app::migrations()).apply());
-    SiteDeps deps;
-    deps.db = db_.get();
-    deps.clock = &clock_;
-    deps.config = &config_;
-    deps.templates_dir = kSource / "templates";
-    deps.locales_dir = kSource / "locales";
-    site_ = std::make_unique<Site>(deps);
-    Status loaded = site_->load();
-    ASSERT_TRUE(loaded) << loaded.message();
-    CoreDeps core;
-    core.db = db_.get();
-    core.templates_dir = kSource / "templates";
-    core.version = "1.2.3";
-    add_site_routes(router_, *site_, core);
-    web_ = std::make_unique<peto::testing::WebServer>(router_);
-  }
+  AccountsHttpTest() : SiteTest("1.2.3") {}
 
-  std::uint16_t port() const { return web_->port(); }
   domain::Accounts& accounts() { return site_->accounts(); }
 
   domain::Account make(const std::string& email, bool admin = false) {
@@ -80,14 +53,6 @@ class AccountsHttpTest : public ::testing::Test {
     if (!next.empty()) f.emplace_back("next", next);
     return post("/signin", f, cookie);
   }
-
-  peto::testing::TempDir dir_;
-  std::unique_ptr<store::Db> db_;
-  FakeClock clock_;
-  Config config_;
-  std::unique_ptr<Site> site_;
-  Router router_;
-  std::unique_ptr<peto::testing::WebServer> web_;
 };
 
 bool contains(const std::string& haystack, const std::string& needle) {
@@ -376,7 +341,7 @@ TEST_F(AccountsHttpTest, TheAdminPageIsNotFoundForOthers) {
   EXPECT_EQ(page.status, 404);
   EXPECT_TRUE(contains(page.body, "Page not found"));
   EXPECT_EQ(bo.post_form("/admin/invites", {{"email", ""}}).status, 404);
-  EXPECT_EQ(db_->query("SELECT COUNT(*) FROM invites")[0].int_at(0), 0);
+  EXPECT_EQ(count("invites"), 0);
   EXPECT_FALSE(contains(bo.get("/profile").body, "href=\"/admin/invites\""));
 }
 

@@ -2,22 +2,16 @@
 // validate without half-saving, CSRF, escaping and the everyday flow.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <map>
 #include <memory>
 
-#include "app/app.h"
 #include "core/timezone.h"
 #include "domain/accounts.h"
 #include "domain/applications.h"
 #include "domain/records.h"
-#include "store/migrate.h"
-#include "tests/support/backends.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
-#include "tests/web/web_server.h"
-#include "web/routes.h"
-#include "web/site.h"
+#include "tests/web/site_fixture.h"
 
 namespace peto::web {
 namespace {
@@ -26,38 +20,16 @@ using peto::testing::ClientResponse;
 using peto::testing::FormFields;
 using peto::testing::SignedInClient;
 
-const std::filesystem::path kSource = PETO_SOURCE_DIR;
-
-class RecordsHttpTest : public ::testing::Test {
+class RecordsHttpTest : public peto::testing::SiteTest {
  protected:
   void SetUp() override {
-    domain::set_password_cost(domain::PasswordCost::test);
-    db_ = store::Db::open("sqlite://" + (dir_.path() / "peto.db").string());
-    ASSERT_TRUE(store::Migrator(*db_, app::migrations()).apply());
-    SiteDeps deps;
-    deps.db = db_.get();
-    deps.clock = &clock_;
-    deps.config = &config_;
-    deps.templates_dir = kSource / "templates";
-    deps.locales_dir = kSource / "locales";
-    site_ = std::make_unique<Site>(deps);
-    Status loaded = site_->load();
-    ASSERT_TRUE(loaded) << loaded.message();
-    CoreDeps core;
-    core.db = db_.get();
-    core.templates_dir = kSource / "templates";
-    core.version = "test";
-    add_site_routes(router_, *site_, core);
-    web_ = std::make_unique<peto::testing::WebServer>(router_);
+    SiteTest::SetUp();
+    if (HasFatalFailure()) return;
     records_ = std::make_unique<domain::Records>(*db_, clock_);
   }
 
-  std::int64_t count(const std::string& table) {
-    return db_->query("SELECT COUNT(*) FROM " + table)[0].int_at(0);
-  }
-
   SignedInClient person(const std::string& email) {
-    return SignedInClient::with_session(web_->port(), site_->accounts(), email);
+    return SignedInClient::with_session(port(), site_->accounts(), email);
   }
 
   // One record of every kind for `owner`; kind name -> id.
@@ -86,13 +58,6 @@ class RecordsHttpTest : public ::testing::Test {
     return ids;
   }
 
-  peto::testing::TempDir dir_;
-  FakeClock clock_;
-  Config config_;
-  std::unique_ptr<store::Db> db_;
-  std::unique_ptr<Site> site_;
-  Router router_;
-  std::unique_ptr<peto::testing::WebServer> web_;
   std::unique_ptr<domain::Records> records_;
 };
 
