@@ -3,6 +3,7 @@
 #include <date/tz.h>
 
 #include <chrono>
+#include <cstdio>
 #include <exception>
 
 namespace peto {
@@ -51,10 +52,25 @@ std::optional<date::year_month_day> parse_ymd(std::string_view s) {
 
 bool is_valid_time_zone(std::string_view iana_name) { return find_zone(iana_name) != nullptr; }
 
+// The three forms the pages use are written directly: date::format goes
+// through an ostringstream, which was a visible share of a page's time.
 std::string format_local(std::int64_t utc_ms, const std::string& zone, std::string_view fmt) {
   date::sys_time<Ms> tp{Ms{utc_ms}};
-  auto zoned = date::make_zoned(zone_or_utc(zone), tp);
-  return date::format(std::string(fmt), zoned);
+  const date::time_zone* z = zone_or_utc(zone);
+  bool date_only = fmt == "%Y-%m-%d";
+  char sep = fmt == "%Y-%m-%d %H:%M" ? ' ' : fmt == "%Y-%m-%dT%H:%M" ? 'T' : '\0';
+  if (!date_only && sep == '\0') return date::format(std::string(fmt), date::make_zoned(z, tp));
+  auto local = z->to_local(tp);
+  auto days = date::floor<date::days>(local);
+  date::year_month_day ymd{days};
+  date::hh_mm_ss<Ms> time{local - days};
+  char out[32];
+  int n = date_only ? std::snprintf(out, sizeof out, "%04d-%02u-%02u", int(ymd.year()),
+                                    unsigned(ymd.month()), unsigned(ymd.day()))
+                    : std::snprintf(out, sizeof out, "%04d-%02u-%02u%c%02d:%02d", int(ymd.year()),
+                                    unsigned(ymd.month()), unsigned(ymd.day()), sep,
+                                    int(time.hours().count()), int(time.minutes().count()));
+  return std::string(out, static_cast<std::size_t>(n));
 }
 
 std::string local_date(std::int64_t utc_ms, const std::string& zone) {

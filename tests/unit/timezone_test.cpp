@@ -24,6 +24,11 @@ TEST(TimeZoneTest, FormatsInTheZone) {
   EXPECT_EQ(format_local(kJuly1Noon, "UTC", "%H:%M %Z"), "12:00 UTC");
   // An unknown zone shows UTC rather than failing.
   EXPECT_EQ(format_local(kJuly1Noon, "Mars/Base"), "2026-07-01 12:00");
+  // The forms written directly agree with the general one.
+  EXPECT_EQ(format_local(kJuly1Noon, "America/St_Johns", "%Y-%m-%dT%H:%M"), "2026-07-01T09:30");
+  EXPECT_EQ(format_local(kJuly1Noon, "Pacific/Kiritimati", "%Y-%m-%d"), "2026-07-02");
+  EXPECT_EQ(format_local(kJuly1Noon + 59'999, "UTC"), "2026-07-01 12:00");
+  EXPECT_EQ(format_local(-1, "UTC"), "1969-12-31 23:59");
 }
 
 TEST(TimeZoneTest, LocalDateCrossesMidnight) {

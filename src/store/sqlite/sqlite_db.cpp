@@ -42,10 +42,19 @@ Error::Kind kind_of(int rc) {
   }
 }
 
+// Process-wide settings, before SQLite's first use. Memory statistics are
+// off: keeping them takes one global mutex on every allocation, which the
+// server's threads then queue on; peto never reads them.
+void configure_sqlite_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
 class SqliteConn final : public Conn {
  public:
   explicit SqliteConn(const std::string& path, std::atomic<std::uint64_t>* counter)
       : counter_(counter) {
+    configure_sqlite_once();
     int rc =
         sqlite3_open_v2(path.c_str(), &db_,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
