@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/log.h"
 #include "core/timezone.h"
 #include "core/token.h"
 
@@ -31,6 +32,9 @@ PasswordCost password_cost() {
   if (c < 0) {
     const char* env = std::getenv("PETO_PASSWORD_COST");
     c = (env != nullptr && std::string(env) == "test") ? 1 : 0;
+    if (c == 1 && g_cost.exchange(c) < 0)
+      log::warn("accounts",
+                "PETO_PASSWORD_COST=test: passwords are hashed at the lowest cost; for tests only");
     g_cost.store(c);
   }
   return c == 1 ? PasswordCost::test : PasswordCost::interactive;
