@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <string_view>
 #include <thread>
 
 namespace peto {
@@ -49,11 +50,23 @@ std::string format_time_s(Millis ms) {
 }
 
 std::optional<Millis> parse_time(const std::string& text) {
+  // Exactly "YYYY-MM-DDTHH:MM:SS" first: sscanf alone would take signs and spaces.
+  static constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd";
+  if (text.size() < shape.size()) return std::nullopt;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    bool digit = text[k] >= '0' && text[k] <= '9';
+    if (shape[k] == 'd' ? !digit : (text[k] != shape[k] && !(k == 10 && text[k] == 't')))
+      return std::nullopt;
+  }
   int y, mo, d, h, mi, s, n = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 ||
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%*c%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 ||
       n != 19)
     return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  static constexpr int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] || h > 23 || mi > 59 || s > 60)
+    return std::nullopt;
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo == 2 && d == 29 && !leap) return std::nullopt;
   std::size_t i = 19;
   Millis frac = 0;
   if (i < text.size() && text[i] == '.') {

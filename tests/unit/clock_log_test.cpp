@@ -21,6 +21,17 @@ TEST(Time, FormatsAndParsesRfc3339) {
   EXPECT_FALSE(parse_time("2026-01-01T09:00:00Zjunk"));
 }
 
+TEST(Time, RefusesImpossibleDaysAndLooseDigits) {
+  EXPECT_FALSE(parse_time("2026-02-30T09:00:00Z"));
+  EXPECT_FALSE(parse_time("2026-02-29T09:00:00Z")) << "2026 is not a leap year";
+  EXPECT_EQ(parse_time("2028-02-29T00:00:00Z"), *parse_time("2028-03-01T00:00:00Z") - 86400000);
+  EXPECT_FALSE(parse_time("2026-04-31T09:00:00Z"));
+  EXPECT_FALSE(parse_time("2026-1-01T09:00:00Z"));
+  EXPECT_FALSE(parse_time("2026-01-01T 9:00:00Z"));
+  EXPECT_FALSE(parse_time("+026-01-01T09:00:00Z"));
+  EXPECT_FALSE(parse_time(""));
+}
+
 TEST(FakeClock, MovesOnlyWhenTold) {
   FakeClock clock(1000);
   auto m0 = clock.mono();
