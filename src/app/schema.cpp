@@ -3,6 +3,7 @@
 // order, so one place shows how the schema grew.
 #include "app/app.h"
 #include "domain/accounts.h"
+#include "domain/api_tokens.h"
 #include "domain/kinds.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
@@ -22,6 +23,7 @@ std::vector<store::Migration> migrations() {
   add(engine::Queue::migrations());      // 4
   add(domain::Accounts::migrations());   // 5
   add(domain::record_migrations());      // 6
+  add(domain::ApiTokens::migrations());  // 7
   return all;
 }
 

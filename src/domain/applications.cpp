@@ -43,12 +43,18 @@ void add_event(store::Conn& conn, std::int64_t application_id, std::int64_t now,
 
 Written Applications::apply(std::int64_t owner, std::int64_t listing_id, const std::string& status,
                             const std::string& actor) {
+  return records_.db().write(
+      [&](store::Conn& conn) { return apply_in(conn, owner, listing_id, status, actor); });
+}
+
+Written Applications::apply_in(store::Conn& conn, std::int64_t owner, std::int64_t listing_id,
+                               const std::string& status, const std::string& actor) {
   if (status_rank(status) < 0) {
     FieldErrors e;
     e.add("status", "error_choice");
     return e;
   }
-  return records_.db().write([&](store::Conn& conn) -> Written {
+  {
     Input input;
     input.values = {{"listing_id", std::to_string(listing_id)}};
     auto made = records_.create_in(conn, owner, kind("applications"), input);
@@ -63,17 +69,18 @@ Written Applications::apply(std::int64_t owner, std::int64_t listing_id, const s
     StatusChange change;
     change.to = status;
     change.actor = actor;
-    return change_in(conn, owner, id, change);
-  });
+    return change_status_in(conn, owner, id, change);
+  }
 }
 
 Written Applications::change_status(std::int64_t owner, std::int64_t id,
                                     const StatusChange& change) {
-  return records_.db().write([&](store::Conn& conn) { return change_in(conn, owner, id, change); });
+  return records_.db().write(
+      [&](store::Conn& conn) { return change_status_in(conn, owner, id, change); });
 }
 
-Written Applications::change_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
-                                const StatusChange& change) {
+Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
+                                       const StatusChange& change) {
   FieldErrors errors;
   if (status_rank(change.to) < 0) errors.add("status", "error_choice");
   if (!change.end_reason.empty() && !one_of(end_reasons(), change.end_reason))
@@ -119,6 +126,13 @@ Written Applications::change_in(store::Conn& conn, std::int64_t owner, std::int6
 std::variant<std::int64_t, FieldErrors, NotFound> Applications::add(std::int64_t owner,
                                                                     std::int64_t id,
                                                                     const NewEvent& event) {
+  return records_.db().write([&](store::Conn& conn) { return add_in(conn, owner, id, event); });
+}
+
+std::variant<std::int64_t, FieldErrors, NotFound> Applications::add_in(store::Conn& conn,
+                                                                       std::int64_t owner,
+                                                                       std::int64_t id,
+                                                                       const NewEvent& event) {
   FieldErrors errors;
   if (!one_of(event_kinds(), event.kind) || is_system_event(event.kind))
     errors.add("kind", "error_choice");
@@ -130,8 +144,7 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add(std::int64_t
     errors.add("summary", "error_too_long");
   if (event.body.size() > 20000) errors.add("body", "error_too_long");
   if (!errors.empty()) return errors;
-  return records_.db().write([&](store::Conn& conn)
-                                 -> std::variant<std::int64_t, FieldErrors, NotFound> {
+  {
     auto rows = conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner});
     if (rows.empty()) return NotFound{};
     std::int64_t now = records_.clock().now_ms();
@@ -139,14 +152,19 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add(std::int64_t
               event.actor, event.occurred_at);
     return conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id})[0]
         .int_at(0);
-  });
+  }
 }
 
 std::optional<std::vector<Record>> Applications::timeline(std::int64_t owner, std::int64_t id) {
   auto conn = records_.db().acquire();
-  if (conn->query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner}).empty())
+  return timeline_in(*conn, owner, id);
+}
+
+std::optional<std::vector<Record>> Applications::timeline_in(store::Conn& conn, std::int64_t owner,
+                                                             std::int64_t id) {
+  if (conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner}).empty())
     return std::nullopt;
-  auto rows = conn->query(
+  auto rows = conn.query(
       "SELECT id, kind, occurred_at, summary, body, from_status, to_status, end_reason,"
       " interview_id, actor, created_at FROM application_events WHERE application_id = ?"
       " ORDER BY occurred_at DESC, id DESC",
@@ -177,13 +195,19 @@ std::optional<std::vector<Record>> Applications::timeline(std::int64_t owner, st
 
 Written Applications::set_outcome(std::int64_t owner, std::int64_t interview_id,
                                   const std::string& outcome) {
+  return records_.db().write(
+      [&](store::Conn& conn) { return set_outcome_in(conn, owner, interview_id, outcome); });
+}
+
+Written Applications::set_outcome_in(store::Conn& conn, std::int64_t owner,
+                                     std::int64_t interview_id, const std::string& outcome) {
   const Kind& interviews = kind("interviews");
   if (!one_of(interviews.field("outcome")->choices, outcome)) {
     FieldErrors e;
     e.add("outcome", "error_choice");
     return e;
   }
-  return records_.db().write([&](store::Conn& conn) -> Written {
+  {
     auto before = records_.get_in(conn, owner, interviews, interview_id);
     if (!before) return NotFound{};
     std::int64_t now = records_.clock().now_ms();
@@ -205,25 +229,31 @@ Written Applications::set_outcome(std::int64_t owner, std::int64_t interview_id,
           StatusChange change;
           change.to = target;
           change.note = "An interview was held";
-          auto moved = change_in(conn, owner, app, change);
+          auto moved = change_status_in(conn, owner, app, change);
           if (!std::holds_alternative<Record>(moved)) return moved;
         }
       }
     }
     return *records_.get_in(conn, owner, interviews, interview_id);
-  });
+  }
 }
 
 Written Applications::set_done(std::int64_t owner, std::int64_t reminder_id, bool done) {
+  return records_.db().write(
+      [&](store::Conn& conn) { return set_done_in(conn, owner, reminder_id, done); });
+}
+
+Written Applications::set_done_in(store::Conn& conn, std::int64_t owner, std::int64_t reminder_id,
+                                  bool done) {
   std::int64_t now = records_.clock().now_ms();
-  auto r = records_.db().query(
+  auto r = conn.query(
       done ? "UPDATE reminders SET done_at = COALESCE(done_at, ?), updated_at = ?"
              " WHERE id = ? AND owner_id = ?"
            : "UPDATE reminders SET done_at = NULL, notified_at = NULL, updated_at = ?"
              " WHERE id = ? AND owner_id = ?",
       done ? store::Params{now, now, reminder_id, owner} : store::Params{now, reminder_id, owner});
   if (r.affected == 0) return NotFound{};
-  return *records_.get(owner, kind("reminders"), reminder_id);
+  return *records_.get_in(conn, owner, kind("reminders"), reminder_id);
 }
 
 std::vector<Record> Applications::tags_of(std::int64_t owner, std::int64_t id) {

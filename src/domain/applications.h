@@ -80,14 +80,26 @@ class Applications {
   // Marks a reminder done (or not done again). NotFound for another's.
   Written set_done(std::int64_t owner, std::int64_t reminder_id, bool done);
 
+  // The same, on a connection inside the caller's write transaction (the
+  // API runs a POST and its idempotency record in one).
+  Written apply_in(store::Conn& conn, std::int64_t owner, std::int64_t listing_id,
+                   const std::string& status = "draft", const std::string& actor = "");
+  Written change_status_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
+                           const StatusChange& change);
+  std::variant<std::int64_t, FieldErrors, NotFound> add_in(store::Conn& conn, std::int64_t owner,
+                                                           std::int64_t id, const NewEvent& event);
+  Written set_outcome_in(store::Conn& conn, std::int64_t owner, std::int64_t interview_id,
+                         const std::string& outcome);
+  Written set_done_in(store::Conn& conn, std::int64_t owner, std::int64_t reminder_id, bool done);
+  std::optional<std::vector<Record>> timeline_in(store::Conn& conn, std::int64_t owner,
+                                                 std::int64_t id);
+
   // The tags on an application, and replacing them (ids must be the owner's).
   std::vector<Record> tags_of(std::int64_t owner, std::int64_t id);
   std::variant<bool, FieldErrors, NotFound> set_tags(std::int64_t owner, std::int64_t id,
                                                      const std::vector<std::int64_t>& tag_ids);
 
  private:
-  Written change_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
-                    const StatusChange& change);
   Records& records_;
 };
 

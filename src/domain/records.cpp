@@ -68,6 +68,7 @@ bool plausible_url(std::string_view s) {
 struct Raw {
   bool given = false;
   bool is_number = false;
+  bool is_boolean = false;
   std::string text;
   std::int64_t number = 0;
 };
@@ -84,6 +85,7 @@ Raw raw_value(const Input& input, const std::string& name) {
     r.number = it->get<std::int64_t>();
     r.text = std::to_string(r.number);
   } else if (it->is_boolean()) {
+    r.is_boolean = true;
     r.text = it->get<bool>() ? "1" : "0";
   } else if (!it->is_null()) {
     r.text = "\x01";  // an object, array or fraction: never valid
@@ -106,6 +108,12 @@ std::variant<Value, std::string> convert(store::Conn& conn, std::int64_t owner, 
     return Value(store::null);
   }
   if (text == "\x01") return std::string("error_invalid");
+  // The API takes typed JSON: a number where text belongs (or text where a
+  // number belongs) is a mistake in the client, not something to guess at.
+  if (input.strict_types) {
+    bool wants_number = f.type == T::integer || f.type == T::ref;
+    if (raw.is_number != wants_number || raw.is_boolean) return std::string("error_type");
+  }
   switch (f.type) {
     case T::text:
     case T::long_text:

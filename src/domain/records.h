@@ -43,6 +43,10 @@ struct Input {
   std::string time_zone = "UTC";  // for local datetimes typed into forms
   bool from_form = true;          // strings as typed; false: typed JSON (API)
   bool partial = false;           // update only the fields present (PATCH)
+  // The API's rule: each value's JSON type must be the field's (a string for
+  // text, dates and moments; an integer for numbers and references). Without
+  // it, typed input may also give a moment as UTC ms (peto's own callers).
+  bool strict_types = false;
 };
 
 struct ListQuery {
