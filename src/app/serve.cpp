@@ -6,6 +6,7 @@
 #include "app/app.h"
 #include "app/signals.h"
 #include "core/log.h"
+#include "web/api.h"
 #include "web/metrics.h"
 #include "web/pages.h"
 #include "web/router.h"
@@ -50,6 +51,7 @@ int serve_until_stopped(App& app, StopSignals& signals) {
     }
   };
   web::add_site_routes(router, site, deps);
+  web::add_api_routes(router, site);
   web::add_metrics_route(router, {app.db.get(), app.clock});
 
   web::Server::Options opts;

@@ -1,12 +1,15 @@
 #include "steps/purge.h"
 
+#include "domain/api_tokens.h"
 #include "engine/gate.h"
 
 namespace peto::steps {
 
 engine::Counts Purge::run(engine::PassContext& ctx) {
   if (!engine::take_gate(ctx.cache, "purge")) return {};
-  return {{"purged", ctx.cache.purge_expired()}, {"runs", 1}};
+  const std::int64_t cutoff = ctx.clock.now_ms() - domain::kIdempotencyHours * 3600 * 1000;
+  auto keys = ctx.db.query("DELETE FROM api_idempotency WHERE created_at < ?", {cutoff});
+  return {{"purged", ctx.cache.purge_expired()}, {"idempotency_keys", keys.affected}, {"runs", 1}};
 }
 
 }  // namespace peto::steps

@@ -100,7 +100,14 @@ void Router::add(std::string method, std::string pattern, Handler handler, std::
     }
   }
   routes_.push_back(Route{std::move(method), std::move(pattern), std::move(handler),
-                          std::move(summary), std::move(segments)});
+                          std::move(summary), std::move(segments), nullptr});
+}
+
+void Router::add_documented(std::string method, std::string pattern, Handler handler,
+                            nlohmann::json operation) {
+  std::string summary = operation.value("summary", "");
+  add(std::move(method), std::move(pattern), std::move(handler), std::move(summary));
+  routes_.back().operation = std::move(operation);
 }
 
 Response Router::dispatch(Request& request) const {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,7 @@ struct Route {
   Handler handler;
   std::string summary;                // one line for the OpenAPI document; may be empty
   std::vector<std::string> segments;  // pattern split on '/'; "{id}" kept as written
+  nlohmann::json operation;           // its OpenAPI operation object; null when undocumented
 };
 
 class Router {
@@ -48,6 +50,10 @@ class Router {
   // starting with '/', an empty or unclosed `{}`, a repeated parameter name)
   // or a method+pattern pair that is already there: both are programming errors.
   void add(std::string method, std::string pattern, Handler handler, std::string summary = {});
+  // The same with the route's OpenAPI operation object (its "summary" is the
+  // route's summary); openapi_document() lists it.
+  void add_documented(std::string method, std::string pattern, Handler handler,
+                      nlohmann::json operation);
 
   // Finds the route and calls it; 404/405 as above. Exceptions from the
   // handler propagate (the server turns them into a logged 500).

@@ -185,6 +185,27 @@ TEST_P(StepsTest, PurgeRemovesOnlyExpiredRowsOncePerHour) {
   EXPECT_EQ(cache.incr("counter", 0, 0ms), 1);
 }
 
+TEST_P(StepsTest, PurgeDropsIdempotencyKeysOlderThanADay) {
+  auto user = db().query(
+                      "INSERT INTO users (email, password_hash, created_at, updated_at)"
+                      " VALUES ('ana@example.com', 'x', 0, 0) RETURNING id")[0]
+                  .int_at(0);
+  auto key = [&](const std::string& k, std::int64_t at) {
+    db().query(
+        "INSERT INTO api_idempotency (owner_id, key, request_hash, status, response, created_at)"
+        " VALUES (?, ?, 'h', 201, '{}', ?)",
+        {user, k, at});
+  };
+  const std::int64_t now = clock_.now_ms();
+  key("old", now - 25 * 3600 * 1000);
+  key("fresh", now - 23 * 3600 * 1000);
+  auto r = scheduler(step_list_purge()).run_pass();
+  EXPECT_EQ(count_of(r, "purge", "idempotency_keys"), 1);
+  auto left = db().query("SELECT key FROM api_idempotency");
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].text(0), "fresh");
+}
+
 PETO_BOTH_BACKENDS(StepsTest);
 
 }  // namespace
