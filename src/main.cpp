@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "app/app.h"
+#include "domain/api_tokens.h"
 
 int main(int argc, char** argv) {
   using namespace peto;
@@ -67,6 +68,32 @@ int main(int argc, char** argv) {
   invite_create->add_option("--by", invite_by, "the inviting administrator's e-mail address")
       ->required();
   invite_create->add_option("--email", invite_email, "only this address may use the invite");
+  auto* token = cli.add_subcommand("token", "manage API tokens (for /api/v1)");
+  token->require_subcommand(1);
+  std::string token_user;
+  auto* token_create =
+      token->add_subcommand("create", "create an API token; prints its secret, shown once");
+  std::string token_name = "Command line";
+  std::vector<std::string> token_scopes;
+  std::string scope_help = "what the token may do; repeat for more. One of:";
+  for (const auto& s : domain::all_scopes()) scope_help += " " + s;
+  token_create->add_option("--user", token_user, "the owning account's e-mail address")->required();
+  token_create->add_option("--scope", token_scopes, scope_help)->required()->delimiter(',');
+  token_create->add_option("--name", token_name, "what the token is for (1 to 100 characters)")
+      ->capture_default_str();
+  auto* token_list = token->add_subcommand("list", "list an account's live API tokens");
+  token_list->add_option("--user", token_user, "the owning account's e-mail address")->required();
+  auto* token_revoke = token->add_subcommand("revoke", "revoke an API token");
+  std::int64_t token_id = 0;
+  token_revoke->add_option("--user", token_user, "the owning account's e-mail address")->required();
+  token_revoke->add_option("--id", token_id, "the token's id (see peto token list)")
+      ->required()
+      ->check([](const std::string& id) {
+        return id.empty() || id.size() > 18 || id[0] == '0' ||
+                       id.find_first_not_of("0123456789") != std::string::npos
+                   ? std::string("an id is a whole number from 1 up")
+                   : std::string();
+      });
   auto* demo = cli.add_subcommand("demo", "create an account filled with example data to try peto");
   std::string demo_email = "demo@example.com";
   bool demo_password_stdin = false;
@@ -101,6 +128,9 @@ int main(int argc, char** argv) {
   if (up->parsed()) return app::cmd_up(a);
   if (user_create->parsed()) return app::cmd_user_create(a, user_email, user_admin, std::cin);
   if (invite_create->parsed()) return app::cmd_invite_create(a, invite_by, invite_email);
+  if (token_create->parsed()) return app::cmd_token_create(a, token_user, token_name, token_scopes);
+  if (token_list->parsed()) return app::cmd_token_list(a, token_user);
+  if (token_revoke->parsed()) return app::cmd_token_revoke(a, token_user, token_id);
   if (demo->parsed()) return app::cmd_demo(a, demo_email, demo_password_stdin, std::cin);
   return 2;
 }

@@ -38,6 +38,16 @@ bool App::open_db() {
   }
 }
 
+bool App::open_migrated_db() {
+  if (!open_db()) return false;
+  auto applied = store::Migrator(*db, migrations()).apply();
+  if (!applied) {
+    std::cerr << "peto: " << applied.status().message() << "\n";
+    return false;
+  }
+  return true;
+}
+
 int cmd_migrate(App& app, bool check) {
   if (!app.open_db()) return 1;
   store::Migrator migrator(*app.db, migrations());

@@ -5,6 +5,7 @@
 // input (one line naming what was wrong).
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -28,6 +29,10 @@ struct App {
   // Opens the database named by the config; prints the reason and returns
   // false when it cannot.
   bool open_db();
+  // open_db(), then applies pending migrations (a fresh install's first
+  // command is often `peto user create`); false, with the reason printed,
+  // when either fails.
+  bool open_migrated_db();
 };
 
 // Reads the environment, sets up logging; on a bad value prints one line and
@@ -68,6 +73,14 @@ int cmd_user_create(App& app, const std::string& email, bool admin, std::istream
 // `peto invite create`: prints the invite link (a path unless PETO_PUBLIC_URL
 // is set) alone on the last line.
 int cmd_invite_create(App& app, const std::string& by_email, const std::string& bound_email);
+// `peto token create`: prints the new secret alone on the last line (it is
+// shown only this once). Unknown or inactive account, bad scope or name: 2.
+int cmd_token_create(App& app, const std::string& user_email, const std::string& name,
+                     const std::vector<std::string>& scopes);
+// `peto token list`: one line per live token, newest first.
+int cmd_token_list(App& app, const std::string& user_email);
+// `peto token revoke`: 2 when the account has no such live token.
+int cmd_token_revoke(App& app, const std::string& user_email, std::int64_t id);
 // `peto demo`: an account with a realistic job search in it (app/demo.cpp).
 // load_demo fills `owner`'s empty account through the domain API, dated
 // around `clock`'s now; it throws std::logic_error if the domain refuses it.

@@ -25,18 +25,6 @@ std::string describe(const domain::FieldErrors& errors) {
   return field + ": " + (it == texts.end() ? key : it->second);
 }
 
-// Opens the database and applies pending migrations (a fresh install's first
-// command is often `peto user create`).
-bool ready(App& app) {
-  if (!app.open_db()) return false;
-  auto applied = store::Migrator(*app.db, migrations()).apply();
-  if (!applied) {
-    std::cerr << "peto: " << applied.status().message() << "\n";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int cmd_user_create(App& app, const std::string& email, bool admin, std::istream& password_in) {
@@ -50,7 +38,7 @@ int cmd_user_create(App& app, const std::string& email, bool admin, std::istream
     std::cerr << "peto: --email: expected an e-mail address such as name@example.com\n";
     return 2;
   }
-  if (!ready(app)) return 1;
+  if (!app.open_migrated_db()) return 1;
   domain::Accounts accounts(*app.db, *app.clock);
   auto made = accounts.create(email, password, admin);
   if (auto* errors = std::get_if<domain::FieldErrors>(&made)) {
@@ -68,7 +56,7 @@ int cmd_invite_create(App& app, const std::string& by_email, const std::string& 
     std::cerr << "peto: --email: expected an e-mail address such as name@example.com\n";
     return 2;
   }
-  if (!ready(app)) return 1;
+  if (!app.open_migrated_db()) return 1;
   domain::Accounts accounts(*app.db, *app.clock);
   auto admin = accounts.find_by_email(by_email);
   if (!admin || !admin->is_admin || !admin->active) {

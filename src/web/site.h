@@ -112,5 +112,7 @@ std::string url_encode(std::string_view text);
 
 // /signin, /signout, /invite/{token}, /profile…, /admin/invites.
 void add_account_routes(Router& router, Site& site);
+// /profile/tokens: the visitor's API tokens (web/token_pages.cpp).
+void add_token_routes(Router& router, Site& site);
 
 }  // namespace peto::web

@@ -459,7 +459,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     }
     for (const p of ['/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
-      '/companies', '/contacts', '/profile']) {
+      '/companies', '/contacts', '/profile', '/profile/tokens']) {
       if (p) await check(p);
     }
   });
