@@ -172,8 +172,9 @@ Response Api::run(const ApiRoute& route, Request& r) const {
         "This token lacks the scope " + scope + " (or " + (route.write ? "write" : "read") + ").");
   }
 
+  std::optional<std::int64_t> id;
   if (!route.id_kind.empty()) {
-    auto id = parse_id(r.param("id"));
+    id = parse_id(r.param("id"));
     bool owned =
         id && !site_.db()
                    .query("SELECT 1 FROM " + route.id_kind + " WHERE id = ? AND owner_id = ?",
@@ -192,7 +193,7 @@ Response Api::run(const ApiRoute& route, Request& r) const {
       return problem(r, 400, "Unknown query parameter",
                      "This route does not take the query parameter '" + name + "'.");
 
-  ApiCall call{r, *bearer, nlohmann::json::object(), nullptr};
+  ApiCall call{r, *bearer, nlohmann::json::object(), nullptr, id.value_or(0)};
   if (r.method == "POST" || r.method == "PATCH") {
     if (r.body.size() > kApiMaxBody)
       return problem(r, 413, "Content too large",

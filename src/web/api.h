@@ -57,6 +57,7 @@ struct ApiCall {
   const domain::Bearer& bearer;
   nlohmann::json body;        // the parsed body of a POST/PATCH ({} when empty)
   store::Conn* tx = nullptr;  // POST only: the open write transaction
+  std::int64_t id = 0;        // {id} of a route with an id_kind: one of the owner's records
   std::int64_t owner() const { return bearer.account.id; }
   std::string actor() const { return "API token " + bearer.token.name; }
 };
@@ -64,18 +65,18 @@ struct ApiCall {
 using ApiHandler = std::function<Response(ApiCall&)>;
 
 struct ApiRoute {
-  std::string method;   // "GET", "POST", "PATCH", "DELETE"
-  std::string pattern;  // "/api/v1/listings/{id}"
-  std::string area;     // scope area ("listings"); "" = any valid token (GET /me)
-  bool write = false;   // needs <area>:write (else <area>:read)
-  nlohmann::json
-      operation;  // OpenAPI operation object; summary, parameters, requestBody, responses
-  ApiHandler handler;
-  std::vector<std::string> query;  // query parameters it accepts (others are 400)
+  std::string method = "GET";  // "GET", "POST", "PATCH", "DELETE"
+  std::string pattern = "";    // "/api/v1/listings/{id}"
+  std::string area = "";       // scope area ("listings"); "" = any valid token (GET /me)
+  bool write = false;          // needs <area>:write (else <area>:read)
+  // OpenAPI operation object: summary, parameters, requestBody, responses.
+  nlohmann::json operation = nullptr;
+  ApiHandler handler = nullptr;
+  std::vector<std::string> query = {};  // query parameters it accepts (others are 400)
   // For a pattern with {id}: the kind of record it names. Before anything
   // else (after the scope), an id that is not one of the owner's records of
   // that kind answers 404, whatever the body says.
-  std::string id_kind;
+  std::string id_kind = "";
 };
 
 // Made with std::make_shared (its routes hold it alive).

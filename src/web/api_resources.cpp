@@ -202,8 +202,6 @@ json list_answer(const Kind& kind, domain::Page page) {
   return {{"items", std::move(items)}, {"next_cursor", std::move(cursor)}};
 }
 
-std::optional<std::int64_t> id_of(const Request& r) { return parse_id(r.param("id")); }
-
 void add_list(Api& api, const Shared& res, const Kind& kind) {
   json op = api_operation("list" + capitalised(kind.name), "List your " + kind.name, kind.name);
   api_query_parameter(op, "cursor", {{"type", "string"}}, "next_cursor of the previous page");
@@ -229,14 +227,19 @@ void add_list(Api& api, const Shared& res, const Kind& kind) {
   }
   api_answer(op, 200, "A page of " + kind.name + ", newest first",
              page_schema(schema_ref(schema_name(kind))));
-  api.add({"GET", "/api/v1/" + kind.name, kind.name, false, op,
-           [res, &kind](ApiCall& c) {
-             auto q = list_query(*res->api, c.request, kind);
-             if (auto* refused = std::get_if<Response>(&q)) return std::move(*refused);
-             auto page = res->records.list(c.owner(), kind, std::get<domain::ListQuery>(q));
-             return Response::json(200, list_answer(kind, std::move(page)));
-           },
-           list_parameters(kind), ""});
+  api.add({.method = "GET",
+           .pattern = "/api/v1/" + kind.name,
+           .area = kind.name,
+           .write = false,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 auto q = list_query(*res->api, c.request, kind);
+                 if (auto* refused = std::get_if<Response>(&q)) return std::move(*refused);
+                 auto page = res->records.list(c.owner(), kind, std::get<domain::ListQuery>(q));
+                 return Response::json(200, list_answer(kind, std::move(page)));
+               },
+           .query = list_parameters(kind)});
 }
 
 void add_get(Api& api, const Shared& res, const Kind& kind) {
@@ -244,19 +247,18 @@ void add_get(Api& api, const Shared& res, const Kind& kind) {
   json op = api_operation("get" + name, "Read one " + kind.singular, kind.name);
   api_id_parameter(op);
   api_answer(op, 200, "The " + kind.singular, schema_ref(name));
-  api.add({"GET",
-           "/api/v1/" + kind.name + "/{id}",
-           kind.name,
-           false,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             auto rec = id ? res->records.get(c.owner(), kind, *id) : std::nullopt;
-             if (!rec) return res->missing(c.request, kind);
-             return Response::json(200, api_record(kind, *rec));
-           },
-           {},
-           kind.name});
+  api.add({.method = "GET",
+           .pattern = "/api/v1/" + kind.name + "/{id}",
+           .area = kind.name,
+           .write = false,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 auto rec = res->records.get(c.owner(), kind, c.id);
+                 if (!rec) return res->missing(c.request, kind);
+                 return Response::json(200, api_record(kind, *rec));
+               },
+           .id_kind = kind.name});
 }
 
 void add_create(Api& api, const Shared& res, const Kind& kind) {
@@ -264,21 +266,19 @@ void add_create(Api& api, const Shared& res, const Kind& kind) {
   json op = api_operation("create" + name, "Add a " + kind.singular, kind.name);
   api_body(op, schema_ref(name + "Input"));
   api_answer(op, 201, "The new " + kind.singular, schema_ref(name));
-  api.add({"POST",
-           "/api/v1/" + kind.name,
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
+  api.add({.method = "POST",
+           .pattern = "/api/v1/" + kind.name,
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler = [res, &kind](ApiCall& c) {
              domain::Input input;
              input.values = c.body;
              input.from_form = false;
              input.strict_types = true;
              return res->written(c.request, kind,
                                  res->records.create_in(*c.tx, c.owner(), kind, input), 201);
-           },
-           {},
-           ""});
+           }});
 }
 
 void add_patch(Api& api, const Shared& res, const Kind& kind) {
@@ -287,45 +287,42 @@ void add_patch(Api& api, const Shared& res, const Kind& kind) {
   api_id_parameter(op);
   api_body(op, schema_ref(name + "Patch"));
   api_answer(op, 200, "The " + kind.singular + " as it is now", schema_ref(name));
-  api.add({"PATCH",
-           "/api/v1/" + kind.name + "/{id}",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             if (!id) return res->missing(c.request, kind);
-             domain::Input input;
-             input.values = c.body;
-             input.from_form = false;
-             input.strict_types = true;
-             input.partial = true;
-             return res->written(c.request, kind, res->records.update(c.owner(), kind, *id, input),
-                                 200);
-           },
-           {},
-           kind.name});
+  api.add({.method = "PATCH",
+           .pattern = "/api/v1/" + kind.name + "/{id}",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 domain::Input input;
+                 input.values = c.body;
+                 input.from_form = false;
+                 input.strict_types = true;
+                 input.partial = true;
+                 return res->written(c.request, kind,
+                                     res->records.update(c.owner(), kind, c.id, input), 200);
+               },
+           .id_kind = kind.name});
 }
 
 void add_delete(Api& api, const Shared& res, const Kind& kind) {
   json op = api_operation("delete" + schema_name(kind), "Delete a " + kind.singular, kind.name);
   api_id_parameter(op);
   api_answer(op, 204, "Deleted");
-  api.add({"DELETE",
-           "/api/v1/" + kind.name + "/{id}",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             if (!id || !res->records.remove(c.owner(), kind, *id))
-               return res->missing(c.request, kind);
-             Response out;
-             out.status = 204;
-             return out;
-           },
-           {},
-           kind.name});
+  api.add({.method = "DELETE",
+           .pattern = "/api/v1/" + kind.name + "/{id}",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 if (!res->records.remove(c.owner(), kind, c.id))
+                   return res->missing(c.request, kind);
+                 Response out;
+                 out.status = 204;
+                 return out;
+               },
+           .id_kind = kind.name});
 }
 
 // POST /applications: applying to a listing goes through Applications::apply,
@@ -342,12 +339,12 @@ void add_application_create(Api& api, const Shared& res) {
                  "listing_id, an optional starting status (draft), and any other writable "
                  "field of an application"}});
   api_answer(op, 201, "The new application", schema_ref("Application"));
-  api.add({"POST",
-           "/api/v1/applications",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
+  api.add({.method = "POST",
+           .pattern = "/api/v1/applications",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler = [res, &kind](ApiCall& c) {
              json rest = c.body;
              FieldErrors errors;
              std::int64_t listing = 0;
@@ -383,9 +380,7 @@ void add_application_create(Api& api, const Shared& res) {
                                              (*rec)["id"].get<std::int64_t>(), more);
              }
              return res->written(c.request, kind, made, 201);
-           },
-           {},
-           ""});
+           }});
 }
 
 void add_application_routes(Api& api, const Shared& res) {
@@ -405,48 +400,47 @@ void add_application_routes(Api& api, const Shared& res) {
                 {"required", {"status"}},
                 {"additionalProperties", false}});
   api_answer(op, 200, "The application as it is now", schema_ref("Application"));
-  api.add({"POST",
-           "/api/v1/applications/{id}/status",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             if (!id) return res->missing(c.request, kind);
-             BodyFields body(c.body);
-             domain::StatusChange change;
-             change.to = body.text("status", true, 40).value_or("");
-             change.note = body.text("note").value_or("");
-             change.end_reason = body.text("end_reason", false, 40).value_or("");
-             change.applied_at = body.time("applied_at");
-             change.actor = c.actor();
-             if (FieldErrors errors = body.finish(); !errors.empty())
-               return res->api->invalid(c.request, errors);
-             return res->written(c.request, kind,
-                                 res->apps.change_status_in(*c.tx, c.owner(), *id, change), 200);
-           },
-           {},
-           kind.name});
+  api.add({.method = "POST",
+           .pattern = "/api/v1/applications/{id}/status",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 BodyFields body(c.body);
+                 domain::StatusChange change;
+                 change.to = body.text("status", true, 40).value_or("");
+                 change.note = body.text("note").value_or("");
+                 change.end_reason = body.text("end_reason", false, 40).value_or("");
+                 change.applied_at = body.time("applied_at");
+                 change.actor = c.actor();
+                 if (FieldErrors errors = body.finish(); !errors.empty())
+                   return res->api->invalid(c.request, errors);
+                 return res->written(c.request, kind,
+                                     res->apps.change_status_in(*c.tx, c.owner(), c.id, change),
+                                     200);
+               },
+           .id_kind = kind.name});
 
   op = api_operation("listApplicationTimeline", "The timeline of an application, newest first",
                      kind.name);
   api_id_parameter(op);
   api_answer(op, 200, "Every event", page_schema(schema_ref("Event")));
-  api.add({"GET",
-           "/api/v1/applications/{id}/timeline",
-           kind.name,
-           false,
-           op,
+  api.add(
+      {.method = "GET",
+       .pattern = "/api/v1/applications/{id}/timeline",
+       .area = kind.name,
+       .write = false,
+       .operation = op,
+       .handler =
            [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             auto events = id ? res->apps.timeline(c.owner(), *id) : std::nullopt;
+             auto events = res->apps.timeline(c.owner(), c.id);
              if (!events) return res->missing(c.request, kind);
              json items = json::array();
              for (auto& e : *events) items.push_back(api_event(std::move(e)));
              return Response::json(200, {{"items", std::move(items)}, {"next_cursor", nullptr}});
            },
-           {},
-           kind.name});
+       .id_kind = kind.name});
 
   json kinds = json::array();
   for (const auto& k : domain::event_kinds())
@@ -463,35 +457,33 @@ void add_application_routes(Api& api, const Shared& res) {
                 {"required", {"kind", "summary"}},
                 {"additionalProperties", false}});
   api_answer(op, 201, "The new event", schema_ref("Event"));
-  api.add({"POST",
-           "/api/v1/applications/{id}/timeline",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             if (!id) return res->missing(c.request, kind);
-             BodyFields body(c.body);
-             domain::NewEvent event;
-             event.kind = body.text("kind", true, 40).value_or("");
-             event.summary = body.text("summary", true, 4000).value_or("");
-             event.body = body.text("body").value_or("");
-             event.occurred_at = body.time("occurred_at");
-             event.actor = c.actor();
-             if (FieldErrors errors = body.finish(); !errors.empty())
-               return res->api->invalid(c.request, errors);
-             auto added = res->apps.add_in(*c.tx, c.owner(), *id, event);
-             if (auto* errors = std::get_if<FieldErrors>(&added))
-               return res->api->invalid(c.request, *errors);
-             if (std::holds_alternative<domain::NotFound>(added))
-               return res->missing(c.request, kind);
-             std::int64_t event_id = std::get<std::int64_t>(added);
-             for (auto& e : *res->apps.timeline_in(*c.tx, c.owner(), *id))
-               if (e["id"] == event_id) return Response::json(201, api_event(std::move(e)));
-             return res->missing(c.request, kind);
-           },
-           {},
-           kind.name});
+  api.add({.method = "POST",
+           .pattern = "/api/v1/applications/{id}/timeline",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 BodyFields body(c.body);
+                 domain::NewEvent event;
+                 event.kind = body.text("kind", true, 40).value_or("");
+                 event.summary = body.text("summary", true, 4000).value_or("");
+                 event.body = body.text("body").value_or("");
+                 event.occurred_at = body.time("occurred_at");
+                 event.actor = c.actor();
+                 if (FieldErrors errors = body.finish(); !errors.empty())
+                   return res->api->invalid(c.request, errors);
+                 auto added = res->apps.add_in(*c.tx, c.owner(), c.id, event);
+                 if (auto* errors = std::get_if<FieldErrors>(&added))
+                   return res->api->invalid(c.request, *errors);
+                 if (std::holds_alternative<domain::NotFound>(added))
+                   return res->missing(c.request, kind);
+                 std::int64_t event_id = std::get<std::int64_t>(added);
+                 for (auto& e : *res->apps.timeline_in(*c.tx, c.owner(), c.id))
+                   if (e["id"] == event_id) return Response::json(201, api_event(std::move(e)));
+                 return res->missing(c.request, kind);
+               },
+           .id_kind = kind.name});
 }
 
 void add_reminder_done(Api& api, const Shared& res) {
@@ -505,23 +497,21 @@ void add_reminder_done(Api& api, const Shared& res) {
             {"additionalProperties", false}},
            false);
   api_answer(op, 200, "The reminder as it is now", schema_ref("Reminder"));
-  api.add({"POST",
-           "/api/v1/reminders/{id}/done",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             if (!id) return res->missing(c.request, kind);
-             BodyFields body(c.body);
-             bool done = body.boolean("done").value_or(true);
-             if (FieldErrors errors = body.finish(); !errors.empty())
-               return res->api->invalid(c.request, errors);
-             return res->written(c.request, kind,
-                                 res->apps.set_done_in(*c.tx, c.owner(), *id, done), 200);
-           },
-           {},
-           kind.name});
+  api.add({.method = "POST",
+           .pattern = "/api/v1/reminders/{id}/done",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 BodyFields body(c.body);
+                 bool done = body.boolean("done").value_or(true);
+                 if (FieldErrors errors = body.finish(); !errors.empty())
+                   return res->api->invalid(c.request, errors);
+                 return res->written(c.request, kind,
+                                     res->apps.set_done_in(*c.tx, c.owner(), c.id, done), 200);
+               },
+           .id_kind = kind.name});
 }
 
 void add_interview_outcome(Api& api, const Shared& res) {
@@ -534,23 +524,22 @@ void add_interview_outcome(Api& api, const Shared& res) {
                 {"required", {"outcome"}},
                 {"additionalProperties", false}});
   api_answer(op, 200, "The interview as it is now", schema_ref("Interview"));
-  api.add({"POST",
-           "/api/v1/interviews/{id}/outcome",
-           kind.name,
-           true,
-           op,
-           [res, &kind](ApiCall& c) {
-             auto id = id_of(c.request);
-             if (!id) return res->missing(c.request, kind);
-             BodyFields body(c.body);
-             std::string outcome = body.text("outcome", true, 40).value_or("");
-             if (FieldErrors errors = body.finish(); !errors.empty())
-               return res->api->invalid(c.request, errors);
-             return res->written(c.request, kind,
-                                 res->apps.set_outcome_in(*c.tx, c.owner(), *id, outcome), 200);
-           },
-           {},
-           kind.name});
+  api.add({.method = "POST",
+           .pattern = "/api/v1/interviews/{id}/outcome",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 BodyFields body(c.body);
+                 std::string outcome = body.text("outcome", true, 40).value_or("");
+                 if (FieldErrors errors = body.finish(); !errors.empty())
+                   return res->api->invalid(c.request, errors);
+                 return res->written(c.request, kind,
+                                     res->apps.set_outcome_in(*c.tx, c.owner(), c.id, outcome),
+                                     200);
+               },
+           .id_kind = kind.name});
 }
 
 json me_answer(const domain::Account& a, const domain::ApiToken& token) {
@@ -567,15 +556,9 @@ json me_answer(const domain::Account& a, const domain::ApiToken& token) {
 void add_me(Api& api, const Shared& res) {
   json op = api_operation("getMe", "Who this token acts for, and its scopes", "me");
   api_answer(op, 200, "The account and the token", schema_ref("Me"));
-  api.add(
-      {"GET",
-       "/api/v1/me",
-       "",
-       false,
-       op,
-       [](ApiCall& c) { return Response::json(200, me_answer(c.bearer.account, c.bearer.token)); },
-       {},
-       ""});
+  api.add({.method = "GET", .pattern = "/api/v1/me", .operation = op, .handler = [](ApiCall& c) {
+             return Response::json(200, me_answer(c.bearer.account, c.bearer.token));
+           }});
 
   op = api_operation("updateMe", "Change the profile's settings", "me");
   api_body(op, {{"type", "object"},
@@ -586,12 +569,12 @@ void add_me(Api& api, const Shared& res) {
                   {"closing_notice_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 90}}}}},
                 {"additionalProperties", false}});
   api_answer(op, 200, "The account as it is now", schema_ref("Me"));
-  api.add({"PATCH",
-           "/api/v1/me",
-           "profile",
-           true,
-           op,
-           [res](ApiCall& c) {
+  api.add({.method = "PATCH",
+           .pattern = "/api/v1/me",
+           .area = "profile",
+           .write = true,
+           .operation = op,
+           .handler = [res](ApiCall& c) {
              domain::Account a = c.bearer.account;
              BodyFields body(c.body);
              auto language = body.text("language", false, 20);
@@ -613,9 +596,7 @@ void add_me(Api& api, const Shared& res) {
              if (!errors.empty()) return res->api->invalid(c.request, errors);
              auto now = res->site.accounts().find(a.id);
              return Response::json(200, me_answer(now.value_or(a), c.bearer.token));
-           },
-           {},
-           ""});
+           }});
 }
 
 }  // namespace
