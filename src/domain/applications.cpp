@@ -54,23 +54,21 @@ Written Applications::apply_in(store::Conn& conn, std::int64_t owner, std::int64
     e.add("status", "error_choice");
     return e;
   }
-  {
-    Input input;
-    input.values = {{"listing_id", std::to_string(listing_id)}};
-    auto made = records_.create_in(conn, owner, kind("applications"), input);
-    if (auto* errors = std::get_if<FieldErrors>(&made)) {
-      if (errors->has("listing_id")) return NotFound{};
-      return made;
-    }
-    std::int64_t id = std::get<Record>(made)["id"].get<std::int64_t>();
-    std::int64_t now = records_.clock().now_ms();
-    add_event(conn, id, now, "note", "Application created", "", "", "", "", std::nullopt, actor);
-    if (status == "draft") return made;
-    StatusChange change;
-    change.to = status;
-    change.actor = actor;
-    return change_status_in(conn, owner, id, change);
+  Input input;
+  input.values = {{"listing_id", std::to_string(listing_id)}};
+  auto made = records_.create_in(conn, owner, kind("applications"), input);
+  if (auto* errors = std::get_if<FieldErrors>(&made)) {
+    if (errors->has("listing_id")) return NotFound{};
+    return made;
   }
+  std::int64_t id = std::get<Record>(made)["id"].get<std::int64_t>();
+  std::int64_t now = records_.clock().now_ms();
+  add_event(conn, id, now, "note", "Application created", "", "", "", "", std::nullopt, actor);
+  if (status == "draft") return made;
+  StatusChange change;
+  change.to = status;
+  change.actor = actor;
+  return change_status_in(conn, owner, id, change);
 }
 
 Written Applications::change_status(std::int64_t owner, std::int64_t id,
@@ -144,15 +142,13 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add_in(store::Co
     errors.add("summary", "error_too_long");
   if (event.body.size() > 20000) errors.add("body", "error_too_long");
   if (!errors.empty()) return errors;
-  {
-    auto rows = conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner});
-    if (rows.empty()) return NotFound{};
-    std::int64_t now = records_.clock().now_ms();
-    add_event(conn, id, now, event.kind, event.summary, event.body, "", "", "", std::nullopt,
-              event.actor, event.occurred_at);
-    return conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id})[0]
-        .int_at(0);
-  }
+  auto rows = conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner});
+  if (rows.empty()) return NotFound{};
+  std::int64_t now = records_.clock().now_ms();
+  add_event(conn, id, now, event.kind, event.summary, event.body, "", "", "", std::nullopt,
+            event.actor, event.occurred_at);
+  return conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id})[0]
+      .int_at(0);
 }
 
 std::optional<std::vector<Record>> Applications::timeline(std::int64_t owner, std::int64_t id) {
@@ -207,35 +203,33 @@ Written Applications::set_outcome_in(store::Conn& conn, std::int64_t owner,
     e.add("outcome", "error_choice");
     return e;
   }
-  {
-    auto before = records_.get_in(conn, owner, interviews, interview_id);
-    if (!before) return NotFound{};
-    std::int64_t now = records_.clock().now_ms();
-    conn.query("UPDATE interviews SET outcome = ?, updated_at = ? WHERE id = ? AND owner_id = ?",
-               {outcome, now, interview_id, owner});
-    std::int64_t app = (*before)["application_id"].get<std::int64_t>();
-    if ((*before)["outcome"] != outcome) {
-      if (outcome == "cancelled")
-        add_event(conn, app, now, "interview_cancelled", "Interview cancelled", "", "", "", "",
-                  interview_id);
-      else if (outcome == "no_show")
-        add_event(conn, app, now, "interview_no_show", "Interview missed", "", "", "", "",
-                  interview_id);
-      else if (outcome == "done") {
-        std::string target = status_after_interview((*before)["kind"].get<std::string>());
-        auto status = conn.query("SELECT status FROM applications WHERE id = ?", {app});
-        std::string current = status.empty() ? "" : status[0].text(0);
-        if (is_open_status(current) && status_rank(current) < status_rank(target)) {
-          StatusChange change;
-          change.to = target;
-          change.note = "An interview was held";
-          auto moved = change_status_in(conn, owner, app, change);
-          if (!std::holds_alternative<Record>(moved)) return moved;
-        }
+  auto before = records_.get_in(conn, owner, interviews, interview_id);
+  if (!before) return NotFound{};
+  std::int64_t now = records_.clock().now_ms();
+  conn.query("UPDATE interviews SET outcome = ?, updated_at = ? WHERE id = ? AND owner_id = ?",
+             {outcome, now, interview_id, owner});
+  std::int64_t app = (*before)["application_id"].get<std::int64_t>();
+  if ((*before)["outcome"] != outcome) {
+    if (outcome == "cancelled")
+      add_event(conn, app, now, "interview_cancelled", "Interview cancelled", "", "", "", "",
+                interview_id);
+    else if (outcome == "no_show")
+      add_event(conn, app, now, "interview_no_show", "Interview missed", "", "", "", "",
+                interview_id);
+    else if (outcome == "done") {
+      std::string target = status_after_interview((*before)["kind"].get<std::string>());
+      auto status = conn.query("SELECT status FROM applications WHERE id = ?", {app});
+      std::string current = status.empty() ? "" : status[0].text(0);
+      if (is_open_status(current) && status_rank(current) < status_rank(target)) {
+        StatusChange change;
+        change.to = target;
+        change.note = "An interview was held";
+        auto moved = change_status_in(conn, owner, app, change);
+        if (!std::holds_alternative<Record>(moved)) return moved;
       }
     }
-    return *records_.get_in(conn, owner, interviews, interview_id);
   }
+  return *records_.get_in(conn, owner, interviews, interview_id);
 }
 
 Written Applications::set_done(std::int64_t owner, std::int64_t reminder_id, bool done) {
@@ -257,7 +251,13 @@ Written Applications::set_done_in(store::Conn& conn, std::int64_t owner, std::in
 }
 
 std::vector<Record> Applications::tags_of(std::int64_t owner, std::int64_t id) {
-  auto rows = records_.db().query(
+  auto conn = records_.db().acquire();
+  return tags_of_in(*conn, owner, id);
+}
+
+std::vector<Record> Applications::tags_of_in(store::Conn& conn, std::int64_t owner,
+                                             std::int64_t id) {
+  auto rows = conn.query(
       "SELECT g.id, g.name, g.colour FROM application_tags at JOIN tags g ON g.id = at.tag_id"
       " JOIN applications a ON a.id = at.application_id"
       " WHERE at.application_id = ? AND a.owner_id = ? ORDER BY g.name",
@@ -270,25 +270,30 @@ std::vector<Record> Applications::tags_of(std::int64_t owner, std::int64_t id) {
 
 std::variant<bool, FieldErrors, NotFound> Applications::set_tags(
     std::int64_t owner, std::int64_t id, const std::vector<std::int64_t>& tag_ids) {
-  return records_.db().write([&](store::Conn& conn) -> std::variant<bool, FieldErrors, NotFound> {
-    if (conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner}).empty())
-      return NotFound{};
-    for (std::int64_t tag : tag_ids)
-      if (conn.query("SELECT 1 FROM tags WHERE id = ? AND owner_id = ?", {tag, owner}).empty()) {
-        FieldErrors e;
-        e.add("tags", "error_ref");
-        return e;
-      }
-    conn.query("DELETE FROM application_tags WHERE application_id = ?", {id});
-    for (std::int64_t tag : tag_ids)
-      conn.query(
-          "INSERT INTO application_tags (application_id, tag_id) VALUES (?, ?)"
-          " ON CONFLICT DO NOTHING",
-          {id, tag});
-    conn.query("UPDATE applications SET updated_at = ? WHERE id = ?",
-               {records_.clock().now_ms(), id});
-    return true;
-  });
+  return records_.db().write(
+      [&](store::Conn& conn) { return set_tags_in(conn, owner, id, tag_ids); });
+}
+
+std::variant<bool, FieldErrors, NotFound> Applications::set_tags_in(
+    store::Conn& conn, std::int64_t owner, std::int64_t id,
+    const std::vector<std::int64_t>& tag_ids) {
+  if (conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner}).empty())
+    return NotFound{};
+  for (std::int64_t tag : tag_ids)
+    if (conn.query("SELECT 1 FROM tags WHERE id = ? AND owner_id = ?", {tag, owner}).empty()) {
+      FieldErrors e;
+      e.add("tags", "error_ref");
+      return e;
+    }
+  conn.query("DELETE FROM application_tags WHERE application_id = ?", {id});
+  for (std::int64_t tag : tag_ids)
+    conn.query(
+        "INSERT INTO application_tags (application_id, tag_id) VALUES (?, ?)"
+        " ON CONFLICT DO NOTHING",
+        {id, tag});
+  conn.query("UPDATE applications SET updated_at = ? WHERE id = ?",
+             {records_.clock().now_ms(), id});
+  return true;
 }
 
 }  // namespace peto::domain

@@ -93,6 +93,10 @@ class Applications {
   Written set_done_in(store::Conn& conn, std::int64_t owner, std::int64_t reminder_id, bool done);
   std::optional<std::vector<Record>> timeline_in(store::Conn& conn, std::int64_t owner,
                                                  std::int64_t id);
+  std::vector<Record> tags_of_in(store::Conn& conn, std::int64_t owner, std::int64_t id);
+  std::variant<bool, FieldErrors, NotFound> set_tags_in(store::Conn& conn, std::int64_t owner,
+                                                        std::int64_t id,
+                                                        const std::vector<std::int64_t>& tag_ids);
 
   // The tags on an application, and replacing them (ids must be the owner's).
   std::vector<Record> tags_of(std::int64_t owner, std::int64_t id);

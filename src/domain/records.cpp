@@ -319,12 +319,14 @@ std::string like_pattern(const std::string& text) {
 }
 
 // After a record is made: the timeline entries that go with it.
-void after_create(store::Conn& conn, const Kind& kind, std::int64_t now, const Record& r) {
+void after_create(store::Conn& conn, const Kind& kind, std::int64_t now, const Record& r,
+                  const std::string& actor) {
   if (kind.name == "interviews") {
     add_event(conn, r["application_id"].get<std::int64_t>(), now, "interview_scheduled",
-              "Interview scheduled", "", "", "", "", r["id"].get<std::int64_t>());
+              "Interview scheduled", "", "", "", "", r["id"].get<std::int64_t>(), actor);
   } else if (kind.name == "offers") {
-    add_event(conn, r["application_id"].get<std::int64_t>(), now, "offer", "Offer recorded");
+    add_event(conn, r["application_id"].get<std::int64_t>(), now, "offer", "Offer recorded", "", "",
+              "", "", std::nullopt, actor);
   }
 }
 
@@ -470,7 +472,7 @@ Written Records::create_in(store::Conn& conn, std::int64_t owner, const Kind& ki
       "INSERT INTO " + kind.name + " (" + names + ") VALUES (" + marks + ") RETURNING id", params);
   std::int64_t id = rows[0].int_at(0);
   Record r = *get_in(conn, owner, kind, id);
-  after_create(conn, kind, now, r);
+  after_create(conn, kind, now, r, input.actor);
   return r;
 }
 

@@ -47,6 +47,7 @@ struct Input {
   // text, dates and moments; an integer for numbers and references). Without
   // it, typed input may also give a moment as UTC ms (peto's own callers).
   bool strict_types = false;
+  std::string actor;  // who the timeline entries a write adds are by ("" = the person)
 };
 
 struct ListQuery {

@@ -18,7 +18,7 @@
 //      then, for a route with {id}, somebody else's (or no) record is 404.
 //   4. For POST/PATCH: a body over 256 KiB is 413; a non-empty body whose
 //      Content-Type is not application/json is 415; a body that is not one
-//      JSON object is 400. Unknown query parameters are 400.
+//      JSON object, or nests deeper than 32 levels, is 400. Unknown query parameters are 400.
 //   5. POST runs inside one write transaction (ApiCall::tx). With an
 //      Idempotency-Key header (1–255 visible ASCII characters) the key is
 //      claimed first in that transaction: the same key and request within 24 h

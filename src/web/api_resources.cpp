@@ -276,6 +276,7 @@ void add_create(Api& api, const Shared& res, const Kind& kind) {
              input.values = c.body;
              input.from_form = false;
              input.strict_types = true;
+             input.actor = c.actor();
              return res->written(c.request, kind,
                                  res->records.create_in(*c.tx, c.owner(), kind, input), 201);
            }});
@@ -298,6 +299,7 @@ void add_patch(Api& api, const Shared& res, const Kind& kind) {
                  input.values = c.body;
                  input.from_form = false;
                  input.strict_types = true;
+                 input.actor = c.actor();
                  input.partial = true;
                  return res->written(c.request, kind,
                                      res->records.update(c.owner(), kind, c.id, input), 200);
@@ -375,6 +377,7 @@ void add_application_create(Api& api, const Shared& res) {
                more.values = rest;
                more.from_form = false;
                more.strict_types = true;
+               more.actor = c.actor();
                more.partial = true;
                made = res->records.update_in(*c.tx, c.owner(), kind,
                                              (*rec)["id"].get<std::int64_t>(), more);
@@ -479,9 +482,85 @@ void add_application_routes(Api& api, const Shared& res) {
                  if (std::holds_alternative<domain::NotFound>(added))
                    return res->missing(c.request, kind);
                  std::int64_t event_id = std::get<std::int64_t>(added);
-                 for (auto& e : *res->apps.timeline_in(*c.tx, c.owner(), c.id))
+                 auto events = res->apps.timeline_in(*c.tx, c.owner(), c.id);
+                 for (auto& e : events.value_or(std::vector<Record>{}))
                    if (e["id"] == event_id) return Response::json(201, api_event(std::move(e)));
                  return res->missing(c.request, kind);
+               },
+           .id_kind = kind.name});
+}
+
+// An application's tags: read them, or replace the whole set.
+void add_application_tags(Api& api, const Shared& res) {
+  const Kind& kind = domain::kind("applications");
+  json tag_list = {
+      {"type", "object"},
+      {"properties", {{"items", {{"type", "array"}, {"items", schema_ref("TagRef")}}}}},
+      {"required", {"items"}}};
+  auto answer = [res](ApiCall& c, store::Conn& conn) {
+    json items = json::array();
+    for (auto& t : res->apps.tags_of_in(conn, c.owner(), c.id)) items.push_back(std::move(t));
+    return Response::json(200, {{"items", std::move(items)}});
+  };
+
+  json op = api_operation("listApplicationTags", "The tags on an application", kind.name);
+  api_id_parameter(op);
+  api_answer(op, 200, "Its tags, by name", tag_list);
+  api.add({.method = "GET",
+           .pattern = "/api/v1/applications/{id}/tags",
+           .area = kind.name,
+           .operation = op,
+           .handler =
+               [res, answer](ApiCall& c) {
+                 auto conn = res->site.db().acquire();
+                 return answer(c, *conn);
+               },
+           .id_kind = kind.name});
+
+  op = api_operation("setApplicationTags", "Replace the tags on an application", kind.name);
+  api_id_parameter(op);
+  api_body(op, {{"type", "object"},
+                {"properties",
+                 {{"tag_ids",
+                   {{"type", "array"},
+                    {"maxItems", 100},
+                    {"items", {{"type", "integer"}, {"minimum", 1}}}}}}},
+                {"required", {"tag_ids"}},
+                {"additionalProperties", false}});
+  api_answer(op, 200, "Its tags now", tag_list);
+  api.add({.method = "POST",
+           .pattern = "/api/v1/applications/{id}/tags",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, answer, &kind](ApiCall& c) {
+                 FieldErrors errors;
+                 std::vector<std::int64_t> ids;
+                 for (const auto& [name, value] : c.body.items()) {
+                   if (name != "tag_ids") {
+                     errors.add(name, "error_unknown_field");
+                   } else if (!value.is_array() || value.size() > 100) {
+                     errors.add(name, "error_type");
+                   } else {
+                     for (const auto& v : value)
+                       if (v.is_number_integer())
+                         ids.push_back(v.get<std::int64_t>());
+                       else
+                         errors.add(name, "error_type");
+                   }
+                 }
+                 if (!c.body.contains("tag_ids")) errors.add("tag_ids", "error_required");
+                 if (!errors.empty()) return res->api->invalid(c.request, errors);
+                 auto set = res->apps.set_tags_in(*c.tx, c.owner(), c.id, ids);
+                 if (auto* refused = std::get_if<FieldErrors>(&set)) {
+                   FieldErrors renamed;
+                   for (const auto& [_, code] : refused->by_field) renamed.add("tag_ids", code);
+                   return res->api->invalid(c.request, renamed);
+                 }
+                 if (std::holds_alternative<domain::NotFound>(set))
+                   return res->missing(c.request, kind);
+                 return answer(c, *c.tx);
                },
            .id_kind = kind.name});
 }
@@ -615,6 +694,7 @@ void add_api_routes(Router& router, Site& site) {
     add_delete(*api, res, kind);
   }
   add_application_routes(*api, res);
+  add_application_tags(*api, res);
   add_reminder_done(*api, res);
   add_interview_outcome(*api, res);
   add_me(*api, res);

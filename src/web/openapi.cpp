@@ -159,7 +159,16 @@ json me_schema() {
 }
 
 json components() {
-  json schemas = {{"Problem", problem_schema()}, {"Event", event_schema()}, {"Me", me_schema()}};
+  json tag_ref = {{"type", "object"},
+                  {"properties",
+                   {{"id", {{"type", "integer"}}},
+                    {"name", {{"type", "string"}}},
+                    {"colour", {{"type", "string"}}}}},
+                  {"required", {"id", "name", "colour"}}};
+  json schemas = {{"Problem", problem_schema()},
+                  {"Event", event_schema()},
+                  {"Me", me_schema()},
+                  {"TagRef", tag_ref}};
   for (const Kind& k : domain::kinds()) {
     std::string name = schema_name(k);
     schemas[name] = record_schema(k);
