@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CTEST_JOBS ?= 2
 
-.PHONY: all deps build run test test-only asan bench format format-check clean
+.PHONY: all deps build run test test-only asan bench format format-check clean fuzz
 
 all: build
 
@@ -27,11 +27,11 @@ test: build
 test-only:
 	scripts/with-postgres ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
 
-# The unit and store tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The unit, store and API tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPETO_SANITIZE=ON -DPETO_BENCH=OFF
-	cmake --build $(ASAN_BUILD) -j$(JOBS) --target test_unit test_store peto
-	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -L 'unit|store'
+	cmake --build $(ASAN_BUILD) -j$(JOBS) --target test_unit test_store test_api peto
+	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -L 'unit|store|api'
 
 bench: build
 	scripts/with-postgres bench/run
@@ -44,3 +44,20 @@ format-check:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
+
+# Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS over a copy of its seed
+# corpus, so that what it finds does not land in the source tree. Needs clang.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= capture_posting
+
+fuzz:
+	@command -v clang++ >/dev/null || { echo "make fuzz needs clang: apt-get install -y clang"; exit 2; }
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPETO_FUZZ=ON -DPETO_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) $(foreach t,$(FUZZ_TARGETS),--target $(t)_fuzz)
+	@for t in $(FUZZ_TARGETS); do \
+	  rm -rf $(FUZZ_BUILD)/corpus/$$t && mkdir -p $(FUZZ_BUILD)/corpus/$$t && \
+	  cp tests/fuzz/corpus/$$t/* $(FUZZ_BUILD)/corpus/$$t/ && \
+	  $(FUZZ_BUILD)/tests/fuzz/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$$t || exit 1; \
+	done
