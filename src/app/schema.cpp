@@ -4,6 +4,7 @@
 #include "app/app.h"
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
+#include "domain/captures.h"
 #include "domain/kinds.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
@@ -24,6 +25,7 @@ std::vector<store::Migration> migrations() {
   add(domain::Accounts::migrations());   // 5
   add(domain::record_migrations());      // 6
   add(domain::ApiTokens::migrations());  // 7
+  add(domain::Captures::migrations());   // 8
   return all;
 }
 

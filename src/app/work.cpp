@@ -3,23 +3,33 @@
 
 #include "app/app.h"
 #include "app/signals.h"
+#include "capture/errand.h"
 #include "core/log.h"
 #include "engine/worker.h"
 
 namespace peto::app {
 
-const engine::TaskKinds& task_kinds() {
-  static const engine::TaskKinds kinds = [] {
-    engine::TaskKinds k;
-    // A task that does nothing: for checking a deployment and for benchmarks.
-    engine::TaskKind noop;
-    noop.name = "noop";
-    noop.handler = [](const engine::Task&) -> Result<std::string> { return std::string(); };
-    k.add(std::move(noop));
-    // Exports, captures, notification sends and backups join with their issues.
-    return k;
-  }();
-  return kinds;
+// The kinds of task this worker runs, bound to the app's database.
+engine::TaskKinds task_kinds(App& app) {
+  engine::TaskKinds k;
+  // A task that does nothing: for checking a deployment and for benchmarks.
+  engine::TaskKind noop;
+  noop.name = "noop";
+  noop.handler = [](const engine::Task&) -> Result<std::string> { return std::string(); };
+  k.add(std::move(noop));
+  // Reading the page of a capture made from a link (an errand: never retried).
+  engine::TaskKind fetch;
+  fetch.name = capture::kFetchTask;
+  fetch.max_attempts = 1;
+  auto http = std::make_shared<notify::HttpClient>();
+  capture::FetchOptions options;
+  options.honour_robots = app.config.capture_robots;
+  fetch.handler = [&app, http, options](const engine::Task& task) {
+    return capture::run_fetch(*app.db, *app.clock, *http, task, options);
+  };
+  k.add(std::move(fetch));
+  // Exports, notification sends and backups join with their issues.
+  return k;
 }
 
 engine::Worker::Options worker_options(const App& app, const WorkOptions& o) {
@@ -38,7 +48,8 @@ engine::Worker::Options worker_options(const App& app, const WorkOptions& o) {
 }
 
 bool worker_loop(App& app, const WorkOptions& o, StopSignals& signals) {
-  engine::Worker worker(*app.db, *app.clock, task_kinds(), worker_options(app, o));
+  const engine::TaskKinds kinds = task_kinds(app);
+  engine::Worker worker(*app.db, *app.clock, kinds, worker_options(app, o));
   signals.on_stop([&worker] { worker.stop(); });
   bool clean = worker.run();
   log::info("worker", "worker stopped");
@@ -49,7 +60,8 @@ int cmd_work(App& app, const WorkOptions& o) {
   StopSignals signals;
   if (!app.open_db()) return 1;
   if (o.once) {
-    engine::Worker worker(*app.db, *app.clock, task_kinds(), worker_options(app, o));
+    const engine::TaskKinds kinds = task_kinds(app);
+    engine::Worker worker(*app.db, *app.clock, kinds, worker_options(app, o));
     try {
       while (!signals.stopping() && worker.run_pass() > 0) {
       }

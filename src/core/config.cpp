@@ -93,6 +93,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_MEDIA_SWEEP_GRACE_HOURS", "24", "age a file must reach before the sweep (at least 1)"},
       {"PETO_ALLOW_PRIVATE_DESTINATIONS", "false",
        "allow webhooks and stores on private, loopback and link-local addresses"},
+      {"PETO_CAPTURE_ROBOTS", "true",
+       "captures by link honour the site's robots.txt (false: an administrator's choice)"},
       {"PETO_SMTP_URL", "(empty)", "smtp://… or smtps://… for e-mail notices"},
       {"PETO_LOG_LEVEL", "info", "debug, info, warning, error"},
       {"PETO_LOG_FORMAT", "json", "json or text"},
@@ -137,6 +139,7 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
   if (auto s = parse_bool(env, "PETO_ALLOW_PRIVATE_DESTINATIONS", &c.allow_private_destinations);
       !s)
     return s;
+  if (auto s = parse_bool(env, "PETO_CAPTURE_ROBOTS", &c.capture_robots); !s) return s;
   if (auto v = lookup(env, "PETO_SMTP_URL")) {
     if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtps://"))
       return bad("PETO_SMTP_URL", "smtp://HOST[:PORT] or smtps://HOST[:PORT]", *v);

@@ -29,6 +29,7 @@ struct Config {
   bool media_sweep = true;           // PETO_MEDIA_SWEEP
   int media_sweep_grace_hours = 24;  // PETO_MEDIA_SWEEP_GRACE_HOURS, at least 1
   bool allow_private_destinations = false;     // PETO_ALLOW_PRIVATE_DESTINATIONS
+  bool capture_robots = true;                  // PETO_CAPTURE_ROBOTS
   std::string smtp_url;                        // PETO_SMTP_URL, "" = no e-mail
   log::Level log_level = log::Level::info;     // PETO_LOG_LEVEL
   log::Format log_format = log::Format::json;  // PETO_LOG_FORMAT

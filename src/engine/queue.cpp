@@ -102,6 +102,11 @@ std::int64_t Queue::enqueue(const NewTask& task) {
   }
 }
 
+std::int64_t Queue::enqueue_in(store::Conn& conn, const NewTask& task) {
+  for (;;)
+    if (auto id = insert(conn, task)) return *id;
+}
+
 std::vector<std::int64_t> Queue::enqueue_batch(const std::vector<NewTask>& tasks) {
   auto conn = db_.acquire();
   return store::with_write(*conn, [&](store::Conn& c) {

@@ -80,6 +80,9 @@ class Queue {
 
   // Returns the task's id (an existing one for a live idempotency key).
   std::int64_t enqueue(const NewTask& task);
+  // The same on `conn`, inside the caller's transaction: the task exists
+  // exactly when the caller's other writes do.
+  std::int64_t enqueue_in(store::Conn& conn, const NewTask& task);
   // Several tasks in one transaction; ids in the same order.
   std::vector<std::int64_t> enqueue_batch(const std::vector<NewTask>& tasks);
 

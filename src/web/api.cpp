@@ -208,9 +208,9 @@ Response Api::run(const ApiRoute& route, Request& r) const {
                    .empty();
     if (!owned) {
       const domain::Kind* kind = domain::find_kind(route.id_kind);
-      return problem(
-          r, 404, "Not found",
-          "There is no " + (kind ? kind->singular : route.id_kind) + " " + r.param("id") + ".");
+      return problem(r, 404, "Not found",
+                     "There is no " + (kind ? kind->singular : std::string("such record")) + " " +
+                         r.param("id") + ".");
     }
   }
 
@@ -252,6 +252,8 @@ Response Api::run(const ApiRoute& route, Request& r) const {
 
 Response Api::dispatch(const ApiRoute& route, ApiCall& call, std::int64_t now) const {
   Request& r = call.request;
+  if (route.admit)
+    if (auto refused = route.admit(call)) return std::move(*refused);
   if (r.method != "POST") return route.handler(call);
 
   std::string key;

@@ -77,6 +77,9 @@ struct ApiRoute {
   // else (after the scope), an id that is not one of the owner's records of
   // that kind answers 404, whatever the body says.
   std::string id_kind = "";
+  // Runs after the checks above and before the handler (for a POST, before
+  // its transaction): a rate limit of its own may refuse here with an answer.
+  std::function<std::optional<Response>(ApiCall&)> admit = nullptr;
 };
 
 // Made with std::make_shared (its routes hold it alive).
@@ -106,5 +109,7 @@ class Api : public std::enable_shared_from_this<Api> {
 // timeline), reminders (+ done), interviews (+ outcome), offers, notes, tags,
 // me; and GET /api/v1/openapi.json.
 void add_api_routes(Router& router, Site& site);
+// /api/v1/captures (api_captures.cpp), added by add_api_routes.
+void add_capture_api(Api& api, Site& site);
 
 }  // namespace peto::web

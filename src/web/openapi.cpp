@@ -158,6 +158,49 @@ json me_schema() {
             "closing_notice_days", "token"}}};
 }
 
+json capture_schema() {
+  json text = {{"type", "string"}};
+  json nullable_text = {{"type", json::array({"string", "null"})}};
+  json nullable_int = {{"type", json::array({"integer", "null"})}};
+  json data = {{"type", "object"},
+               {"description", "What the parsers read; empty until a fetched page is read"},
+               {"properties",
+                {{"role", text},
+                 {"company", text},
+                 {"company_website", text},
+                 {"location", text},
+                 {"remote", text},
+                 {"salary_min", nullable_int},
+                 {"salary_max", nullable_int},
+                 {"currency", text},
+                 {"salary_period", text},
+                 {"closes_on", text},
+                 {"employment_type", text},
+                 {"description", text},
+                 {"url", text}}}};
+  return {{"type", "object"},
+          {"properties",
+           {{"id", {{"type", "integer"}}},
+            {"url", text},
+            {"url_key", text},
+            {"origin", {{"type", "string"}, {"enum", {"web", "api"}}}},
+            {"status",
+             {{"type", "string"},
+              {"enum", {"fetching", "pending", "accepted", "discarded", "failed"}}}},
+            {"parser", nullable_text},
+            {"parser_version", nullable_int},
+            {"data", data},
+            {"error", nullable_text},
+            {"listing_id", nullable_int},
+            {"application_id", nullable_int},
+            {"seen_before", {{"type", "boolean"}}},
+            {"created_at", {{"type", "string"}, {"format", "date-time"}}},
+            {"updated_at", {{"type", "string"}, {"format", "date-time"}}}}},
+          {"required",
+           {"id", "url", "url_key", "origin", "status", "parser", "parser_version", "data", "error",
+            "listing_id", "application_id", "seen_before", "created_at", "updated_at"}}};
+}
+
 json components() {
   json tag_ref = {{"type", "object"},
                   {"properties",
@@ -168,7 +211,8 @@ json components() {
   json schemas = {{"Problem", problem_schema()},
                   {"Event", event_schema()},
                   {"Me", me_schema()},
-                  {"TagRef", tag_ref}};
+                  {"TagRef", tag_ref},
+                  {"Capture", capture_schema()}};
   for (const Kind& k : domain::kinds()) {
     std::string name = schema_name(k);
     schemas[name] = record_schema(k);

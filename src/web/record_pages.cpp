@@ -70,28 +70,37 @@ domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
   }
 }
 
+}  // namespace
+
+nlohmann::json listing_inputs(RecordPages& p, const Visitor& v, const nlohmann::json& values,
+                              const nlohmann::json& errors, const std::vector<std::string>& only) {
+  nlohmann::json inputs = p.view.inputs(v, domain::kind("listings"), values, errors, only);
+  // A listing names its company; peto finds or makes it.
+  for (auto& in : inputs)
+    if (in["name"] == "company_id") {
+      std::string error = errors.value("company", errors.value("company_id", std::string()));
+      in = {{"name", "company"},
+            {"id", "f-company"},
+            {"label", p.view.text(v, "field_company")},
+            {"value", values.value("company", std::string())},
+            {"error", error},
+            {"has_error", !error.empty()},
+            {"required", true},
+            {"is_select", false},
+            {"is_textarea", false},
+            {"input_type", "text"},
+            {"maxlength", 200}};
+    }
+  return inputs;
+}
+
+namespace {
+
 Response form_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
                    std::optional<std::int64_t> id, const nlohmann::json& values,
                    const nlohmann::json& errors, int status) {
-  nlohmann::json inputs = p.view.inputs(v, k, values, errors);
-  if (k.name == "listings") {
-    // A listing names its company; peto finds or makes it.
-    for (auto& in : inputs)
-      if (in["name"] == "company_id") {
-        std::string error = errors.value("company", errors.value("company_id", std::string()));
-        in = {{"name", "company"},
-              {"id", "f-company"},
-              {"label", p.view.text(v, "field_company")},
-              {"value", values.value("company", std::string())},
-              {"error", error},
-              {"has_error", !error.empty()},
-              {"required", true},
-              {"is_select", false},
-              {"is_textarea", false},
-              {"input_type", "text"},
-              {"maxlength", 200}};
-      }
-  }
+  nlohmann::json inputs = k.name == "listings" ? listing_inputs(p, v, values, errors)
+                                               : p.view.inputs(v, k, values, errors);
   std::string action = id ? record_href(k, *id) : "/" + k.name;
   nlohmann::json data = {{"title", p.view.text(v, id ? "edit_" + k.singular : "new_" + k.singular)},
                          {"action", action},

@@ -31,6 +31,10 @@ namespace peto::web {
 
 void add_record_routes(Router& router, Site& site);
 
+// /captures: save a listing from a link or a pasted page, and its review
+// (capture_pages.cpp).
+void add_capture_routes(Router& router, Site& site);
+
 }  // namespace peto::web
 
 namespace peto::web {

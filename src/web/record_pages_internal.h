@@ -30,6 +30,12 @@ struct RecordPages {
   }
 };
 
+// The inputs of a listing form: the kind's, with a company name in place of
+// company_id (`only` as RecordView::inputs).
+nlohmann::json listing_inputs(RecordPages& p, const Visitor& v, const nlohmann::json& values,
+                              const nlohmann::json& errors,
+                              const std::vector<std::string>& only = {});
+
 // GET / for a signed-in visitor.
 Response dashboard_page(RecordPages& p, Request& r, const Visitor& v);
 // The boards of /listings and /applications (the default view).

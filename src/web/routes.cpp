@@ -11,6 +11,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_account_routes(router, site);
   add_token_routes(router, site);
   add_record_routes(router, site);
+  add_capture_routes(router, site);
   router.set_error_page(site.error_page());
 }
 

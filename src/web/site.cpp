@@ -15,13 +15,10 @@ struct NavItem {
   const char* href;
 };
 constexpr NavItem kNav[] = {
-    {"nav_dashboard", "/"},
-    {"nav_listings", "/listings"},
-    {"nav_applications", "/applications"},
-    {"nav_reminders", "/reminders"},
-    {"nav_companies", "/companies"},
-    {"nav_contacts", "/contacts"},
-    {"nav_profile", "/profile"},
+    {"nav_dashboard", "/"},          {"nav_listings", "/listings"},
+    {"nav_captures", "/captures"},   {"nav_applications", "/applications"},
+    {"nav_reminders", "/reminders"}, {"nav_companies", "/companies"},
+    {"nav_contacts", "/contacts"},   {"nav_profile", "/profile"},
 };
 
 bool in_section(const std::string& path, const std::string& href) {

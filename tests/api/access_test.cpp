@@ -71,7 +71,7 @@ class AccessApiTest : public ApiTest {
 TEST_P(AccessApiTest, NoValidBearerTokenIs401) {
   ApiClient ana = client(ana_, {"write"});
   auto ids = seed(ana);
-  ASSERT_EQ(ids.size(), api_kinds().size());
+  ASSERT_EQ(ids.size(), seeded_count());
   auto made = tokens_->create(ana_, "Soon revoked", {"write"});
   ASSERT_TRUE(std::holds_alternative<domain::NewToken>(made));
   auto revoked = std::get<domain::NewToken>(made);
@@ -119,7 +119,7 @@ TEST_P(AccessApiTest, NoValidBearerTokenIs401) {
 TEST_P(AccessApiTest, ReadTokenIsRefusedOnEveryWriteRoute) {
   ApiClient writer = client(ana_, {"write"});
   auto ids = seed(writer);
-  ASSERT_EQ(ids.size(), api_kinds().size());
+  ASSERT_EQ(ids.size(), seeded_count());
   ApiClient reader = client(ana_, {"read"});
   std::string snap = snapshot();
   int swept = 0;
@@ -148,7 +148,7 @@ TEST_P(AccessApiTest, ReadTokenIsRefusedOnEveryWriteRoute) {
 TEST_P(AccessApiTest, AreaScopesCoverTheirAreaOnly) {
   ApiClient writer = client(ana_, {"write"});
   auto ids = seed(writer);
-  ASSERT_EQ(ids.size(), api_kinds().size());
+  ASSERT_EQ(ids.size(), seeded_count());
   ApiClient listings_reader = client(ana_, {"listings:read"});
   EXPECT_EQ(listings_reader.get(std::string(kApi) + "/listings").status, 200);
   EXPECT_TRUE(is_problem(listings_reader.get(std::string(kApi) + "/companies"), 403));
@@ -191,7 +191,7 @@ TEST_P(AccessApiTest, AreaScopesCoverTheirAreaOnly) {
 TEST_P(AccessApiTest, AnotherAccountsRecordIsNotFoundOnEveryRoute) {
   ApiClient ana = client(ana_, {"write"});
   auto ids = seed(ana);
-  ASSERT_EQ(ids.size(), api_kinds().size());
+  ASSERT_EQ(ids.size(), seeded_count());
   ApiClient ben = client(ben_, {"write"});
   std::string snap = snapshot();
   int swept = 0;

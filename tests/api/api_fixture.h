@@ -52,6 +52,9 @@ inline const std::vector<std::string>& api_kinds() {
   return all;
 }
 
+// How many ids seed() gives: one record of every kind and one capture.
+inline std::size_t seeded_count() { return api_kinds().size() + 1; }
+
 // True when `r` is an RFC 9457 problem document with this status.
 inline ::testing::AssertionResult is_problem(const ApiReply& r, int status) {
   if (r.status != status)
@@ -179,6 +182,8 @@ class ApiTest : public BackendTest {
     if (kind == "notes")
       return {{"body", "Nice team" + suffix}, {"application_id", id("applications")}};
     if (kind == "tags") return {{"name", "remote" + suffix}, {"colour", "blue"}};
+    if (kind == "captures")
+      return {{"url", "https://jobs.example/" + std::to_string(n)}, {"html", "<h1>Engineer</h1>"}};
     ADD_FAILURE() << "no create body for " << kind;
     return nlohmann::json::object();
   }
@@ -192,6 +197,10 @@ class ApiTest : public BackendTest {
       if (made.status != 201 || !made.body.contains("id")) return ids;
       ids[kind] = made.body["id"].get<std::int64_t>();
     }
+    // A capture (a pasted page: nothing is fetched), for the routes under /captures.
+    ApiReply captured = c.post(std::string(kApi) + "/captures", create_body("captures", ids, n));
+    EXPECT_EQ(captured.status, 201) << captured.text;
+    if (captured.status == 201) ids["captures"] = captured.body["id"].get<std::int64_t>();
     return ids;
   }
 

@@ -457,9 +457,20 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       application = await firstRecordLink(page, '/applications?view=table', 'applications').catch(() => null);
       if (!application) failures.push('an application page: not checked: the flows made none and /applications?view=table links none');
     }
+    // A capture's review page: paste a small page (nothing is fetched).
+    let review = null;
+    try {
+      await visit(page, '/captures');
+      await page.fill('#capture-url', 'https://jobs.example/axe-1');
+      await page.fill('#capture-html', '<h1>Test Engineer</h1><p>Location: Lisbon</p>');
+      await submit(page, page.locator('form[action="/captures"] button[type=submit]'));
+      review = pathOf(page.url());
+    } catch (err) {
+      failures.push(`a capture review page: not checked: ${err.message}`);
+    }
     for (const p of ['/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
-      '/companies', '/contacts', '/profile', '/profile/tokens']) {
+      '/companies', '/contacts', '/profile', '/profile/tokens', '/captures', review]) {
       if (p) await check(p);
     }
   });

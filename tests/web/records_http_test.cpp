@@ -9,6 +9,7 @@
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
 #include "domain/applications.h"
+#include "domain/captures.h"
 #include "domain/records.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
@@ -56,6 +57,9 @@ class RecordsHttpTest : public peto::testing::SiteTest {
     make("offers", {{"application_id", app}, {"base_pay", "50000"}, {"currency", "EUR"}});
     make("notes", {{"body", "Nice team"}, {"application_id", app}});
     make("tags", {{"name", "remote"}});
+    auto captured = domain::Captures(*records_).from_html(owner, "https://jobs.example/1",
+                                                          "<h1>Engineer</h1>", "web");
+    ids["captures"] = std::get<domain::Capture>(captured)["id"].get<std::int64_t>();
     return ids;
   }
 
@@ -111,8 +115,12 @@ TEST_F(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
   EXPECT_GE(checked, 9 * 5);
   EXPECT_EQ(db_->query("SELECT status FROM applications")[0].text(0), before);
   EXPECT_EQ(count("application_events"), events);
-  for (const auto& [kind, id] : ids)
+  for (const auto& [kind, id] : ids) {
+    if (kind == "captures") continue;
     EXPECT_TRUE(records_->get(ana.account().id, domain::kind(kind), id)) << kind;
+  }
+  EXPECT_EQ((*domain::Captures(*records_).get(ana.account().id, ids["captures"]))["status"],
+            "pending");
   EXPECT_EQ(count("companies"), 1);  // "Evil" was never made
   EXPECT_EQ(tokens.list(ana.account().id).size(), 1u);
 }

@@ -1,0 +1,149 @@
+// The capture pages over real HTTP: paste a page, review what was read,
+// correct it and save it as a listing; a link waits for its errand; a
+// discarded page is recognised; somebody else's capture is 404; 30 an hour.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "capture/errand.h"
+#include "domain/captures.h"
+#include "domain/records.h"
+#include "tests/web/http_client.h"
+#include "tests/web/signed_in_client.h"
+#include "tests/web/site_fixture.h"
+
+namespace peto::web {
+namespace {
+
+using peto::testing::ClientResponse;
+using peto::testing::SignedInClient;
+
+const char* kPage = R"(<!doctype html><html><head><title>Data Engineer</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"JobPosting",
+"title":"Data Engineer","hiringOrganization":{"@type":"Organization","name":"Ribeira Dados"},
+"jobLocation":{"@type":"Place","address":{"addressLocality":"Porto","addressCountry":"PT"}},
+"validThrough":"2027-03-01"}</script></head><body><h1>Data Engineer</h1></body></html>)";
+
+class CapturesHttpTest : public peto::testing::SiteTest {
+ protected:
+  SignedInClient person(const std::string& email) {
+    return SignedInClient::with_session(port(), site_->accounts(), email);
+  }
+  // The id at the end of a 303's Location "/captures/7".
+  static std::int64_t id_in(const ClientResponse& r) {
+    std::string at = r.header("Location");
+    return std::stoll(at.substr(at.rfind('/') + 1));
+  }
+};
+
+TEST_F(CapturesHttpTest, PasteReviewCorrectAndSave) {
+  SignedInClient ana = person("ana@example.com");
+  ASSERT_EQ(ana.get("/captures").status, 200);
+  ClientResponse made =
+      ana.post_form("/captures", {{"url", "https://jobs.example/de-1"}, {"html", kPage}});
+  ASSERT_EQ(made.status, 303) << made.body;
+  const std::int64_t id = id_in(made);
+  ClientResponse review = ana.get("/captures/" + std::to_string(id));
+  ASSERT_EQ(review.status, 200);
+  EXPECT_NE(review.body.find("value=\"Data Engineer\""), std::string::npos);
+  EXPECT_NE(review.body.find("value=\"Ribeira Dados\""), std::string::npos);
+  EXPECT_NE(review.body.find("value=\"2027-03-01\""), std::string::npos);
+  EXPECT_EQ(count("listings"), 0) << "nothing is saved before the review";
+
+  ClientResponse saved = ana.post_form("/captures/" + std::to_string(id) + "/accept",
+                                       {{"role", "Senior Data Engineer"},
+                                        {"company", "Ribeira Dados"},
+                                        {"url", "https://jobs.example/de-1"},
+                                        {"location", "Porto"},
+                                        {"closes_on", "2027-03-01"},
+                                        {"apply", "1"}});
+  ASSERT_EQ(saved.status, 303) << saved.body;
+  EXPECT_TRUE(saved.header("Location").starts_with("/applications/"));
+  auto listing = db_->query("SELECT role, closes_on FROM listings");
+  ASSERT_EQ(listing.size(), 1u);
+  EXPECT_EQ(listing[0].text(0), "Senior Data Engineer") << "the correction wins";
+  EXPECT_EQ(count("applications"), 1);
+  EXPECT_EQ(count("listing_events"), 1);
+
+  ClientResponse again = ana.post_form("/captures/" + std::to_string(id) + "/accept",
+                                       {{"role", "X"}, {"company", "Y"}});
+  EXPECT_EQ(again.status, 422);
+  EXPECT_EQ(count("listings"), 1);
+}
+
+TEST_F(CapturesHttpTest, AnInvalidReviewKeepsWhatWasTypedAndSavesNothing) {
+  SignedInClient ana = person("ana@example.com");
+  const std::int64_t id =
+      id_in(ana.post_form("/captures", {{"url", "https://jobs.example/de-1"}, {"html", kPage}}));
+  ClientResponse refused =
+      ana.post_form("/captures/" + std::to_string(id) + "/accept", {{"role", ""},
+                                                                    {"company", "Brand New Co"},
+                                                                    {"url", "ftp://nope"},
+                                                                    {"closes_on", "2027-02-30"}});
+  EXPECT_EQ(refused.status, 422);
+  EXPECT_NE(refused.body.find("aria-invalid=\"true\""), std::string::npos);
+  EXPECT_NE(refused.body.find("value=\"Brand New Co\""), std::string::npos);
+  EXPECT_EQ(count("companies"), 0);
+  EXPECT_EQ(count("listings"), 0);
+}
+
+TEST_F(CapturesHttpTest, ALinkWaitsForItsErrandAndLooksAgain) {
+  SignedInClient ana = person("ana@example.com");
+  ClientResponse made = ana.post_form("/captures", {{"url", "https://jobs.example/de-2"}});
+  ASSERT_EQ(made.status, 303) << made.body;
+  auto task = db_->query("SELECT kind, owner_id, payload FROM tasks");
+  ASSERT_EQ(task.size(), 1u);
+  EXPECT_EQ(task[0].text(0), capture::kFetchTask);
+  EXPECT_EQ(task[0].int_at(1), ana.account().id);
+  ClientResponse waiting = ana.get("/captures/" + std::to_string(id_in(made)));
+  EXPECT_EQ(waiting.status, 200);
+  EXPECT_EQ(waiting.header("Refresh"), "3");
+}
+
+TEST_F(CapturesHttpTest, BadLinksAreRefusedWithTheFormKept) {
+  SignedInClient ana = person("ana@example.com");
+  for (const char* url : {"", "ftp://jobs.example/1", "javascript:alert(1)", "jobs.example"}) {
+    ClientResponse r = ana.post_form("/captures", {{"url", url}});
+    EXPECT_EQ(r.status, 422) << url;
+    EXPECT_NE(r.body.find("aria-invalid=\"true\""), std::string::npos) << url;
+  }
+  EXPECT_EQ(count("captures"), 0);
+  EXPECT_EQ(count("tasks"), 0);
+}
+
+TEST_F(CapturesHttpTest, ADiscardedPageIsRecognisedAndOthersCannotTouchIt) {
+  SignedInClient ana = person("ana@example.com");
+  SignedInClient bob = person("bob@example.com");
+  const std::int64_t first =
+      id_in(ana.post_form("/captures", {{"url", "https://jobs.example/de-1"}, {"html", kPage}}));
+  const std::string path = "/captures/" + std::to_string(first);
+  EXPECT_EQ(bob.get(path).status, 404);
+  EXPECT_EQ(bob.post_form(path + "/accept", {{"role", "X"}, {"company", "Y"}}).status, 404);
+  EXPECT_EQ(bob.post_form(path + "/discard", {}).status, 404);
+  EXPECT_EQ(ana.post_form(path + "/discard", {}).status, 303);
+  const std::int64_t second = id_in(ana.post_form(
+      "/captures", {{"url", "https://www.jobs.example/de-1?utm_source=x"}, {"html", kPage}}));
+  ClientResponse seen = ana.get("/captures/" + std::to_string(second));
+  EXPECT_NE(seen.body.find("You saved this page before."), std::string::npos);
+}
+
+TEST_F(CapturesHttpTest, ThirtyCapturesAnHour) {
+  SignedInClient ana = person("ana@example.com");
+  for (int i = 0; i < 30; ++i) {
+    ClientResponse r = ana.post_form(
+        "/captures", {{"url", "https://jobs.example/" + std::to_string(i)}, {"html", kPage}});
+    ASSERT_EQ(r.status, 303) << i;
+  }
+  ClientResponse refused =
+      ana.post_form("/captures", {{"url", "https://jobs.example/31"}, {"html", kPage}});
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_NE(refused.body.find("30 pages this hour"), std::string::npos);
+  EXPECT_EQ(count("captures"), 30);
+  clock_.advance(std::chrono::hours(1));
+  EXPECT_EQ(
+      ana.post_form("/captures", {{"url", "https://jobs.example/31"}, {"html", kPage}}).status,
+      303);
+}
+
+}  // namespace
+}  // namespace peto::web
