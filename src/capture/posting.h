@@ -34,19 +34,20 @@ struct JobPosting {
   std::string remote;           // "", "onsite", "hybrid", "remote"
   std::optional<std::int64_t> salary_min;
   std::optional<std::int64_t> salary_max;
-  std::string currency;         // ISO 4217, upper case
-  std::string salary_period;    // "", "year", "month", "day", "hour"
-  std::string closes_on;        // YYYY-MM-DD or ""
-  std::string employment_type;  // "full_time", "part_time", "contract", "temporary", "internship", ""
-  std::string description;      // plain text, paragraphs separated by "\n\n", ≤ 40000 chars
-  std::string url;              // the posting's own URL (canonical / og:url), else the page's
+  std::string currency;       // ISO 4217, upper case
+  std::string salary_period;  // "", "year", "month", "day", "hour"
+  std::string closes_on;      // YYYY-MM-DD or ""
+  std::string
+      employment_type;      // "full_time", "part_time", "contract", "temporary", "internship", ""
+  std::string description;  // plain text, paragraphs separated by "\n\n", ≤ 40000 chars
+  std::string url;          // the posting's own URL (canonical / og:url), else the page's
 };
 
 struct ParseResult {
   JobPosting posting;
   std::string parser;  // "json-ld", "microdata", "meta", "text"
   int version = 1;
-  int score = 0;       // how many fields it filled, weighted (role and company count most)
+  int score = 0;  // how many fields it filled, weighted (role and company count most)
 };
 
 // The best reading of `html`, or nullopt when nothing looks like a posting
