@@ -29,7 +29,7 @@ bool valid_date(int y, int m, int d) {
 
 std::string format_date(int y, int m, int d) {
   if (!valid_date(y, m, d)) return "";
-  char buf[16];
+  char buf[40];  // room for any int, so -O2 sees no truncation
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", y, m, d);
   return buf;
 }

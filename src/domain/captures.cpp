@@ -135,6 +135,23 @@ std::optional<std::int64_t> capture_rate_limited(store::Db& db, const Clock& clo
   return ((window + 1) * kHourMs - now + 999) / 1000;
 }
 
+std::vector<nlohmann::json> listing_history(store::Db& db, std::int64_t owner,
+                                            std::int64_t listing_id) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : db.query(
+           "SELECT e.kind, e.summary, e.occurred_at, e.capture_id, e.actor FROM listing_events e"
+           " JOIN listings l ON l.id = e.listing_id WHERE l.id = ? AND l.owner_id = ?"
+           " ORDER BY e.occurred_at DESC, e.id DESC",
+           {listing_id, owner}))
+    out.push_back(
+        {{"kind", r.text(0)},
+         {"summary", r.text(1)},
+         {"occurred_at", r.int_at(2)},
+         {"capture_id", r.is_null(3) ? nlohmann::json(nullptr) : nlohmann::json(r.int_at(3))},
+         {"actor", r.text(4)}});
+  return out;
+}
+
 std::vector<store::Migration> Captures::migrations() {
   auto tables = [](const std::string& id_column) {
     return "CREATE TABLE captures (" + id_column +

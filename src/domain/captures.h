@@ -57,6 +57,11 @@ std::optional<std::int64_t> capture_rate_limited(store::Db& db, const Clock& clo
 // a listing of the owner has the same url_key), created_at, updated_at (ms).
 using Capture = nlohmann::json;
 
+// A listing's own history (listing_events), newest first: {kind, summary,
+// occurred_at (ms), capture_id, actor}. Empty for somebody else's listing.
+std::vector<nlohmann::json> listing_history(store::Db& db, std::int64_t owner,
+                                            std::int64_t listing_id);
+
 class Captures {
  public:
   explicit Captures(Records& records) : records_(records), apps_(records) {}

@@ -62,6 +62,28 @@ json capture_row(RecordPages& p, const Visitor& v, const domain::Capture& c) {
           {"saved", p.site.format_time(v, c["created_at"].get<std::int64_t>())}};
 }
 
+// This site's address as the browser reached it: PETO_PUBLIC_URL, else the
+// Host the request named (checked to be a plain host[:port]).
+std::string site_base(const Site& site, const Request& r) {
+  if (site.config() != nullptr && !site.config()->public_url.empty())
+    return site.config()->public_url;
+  const std::string* host = r.header("Host");
+  bool plain = host != nullptr && !host->empty() && host->size() <= 255 &&
+               host->find_first_not_of(
+                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                   "0123456789.-:[]") == std::string::npos;
+  return plain ? "http://" + *host : "";
+}
+
+// A bookmark that opens this page with the current tab's address filled in.
+// It sends only the link: a page behind a sign-in is pasted instead.
+std::string bookmarklet(const Site& site, const Request& r) {
+  std::string base = site_base(site, r);
+  if (base.empty()) return {};
+  while (base.ends_with('/')) base.pop_back();
+  return "javascript:location.href='" + base + "/captures?url='+encodeURIComponent(location.href)";
+}
+
 Response list_page(RecordPages& p, Request& r, const Visitor& v, const json& values,
                    const domain::FieldErrors& errors, int status) {
   domain::Captures captures(p.records);
@@ -71,7 +93,8 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const json& val
   json data = {{"values", values},
                {"errors", p.site.error_texts(&v, r, errors)},
                {"waiting", waiting},
-               {"has_waiting", !waiting.empty()}};
+               {"has_waiting", !waiting.empty()},
+               {"bookmarklet", bookmarklet(p.site, r)}};
   if (auto it = errors.by_field.find("form"); it != errors.by_field.end())
     data["form_error"] = p.view.text(v, it->second);
   return p.site.render(r, v, status, "captures", data);
@@ -170,7 +193,9 @@ void add_capture_routes(Router& router, Site& site) {
     return site.signed_in([p, fn](Request& r, const Visitor& v) { return fn(*p, r, v); });
   };
   router.add("GET", "/captures", site.signed_in([p](Request& r, const Visitor& v) {
-    return list_page(*p, r, v, json::object(), {}, 200);
+    // ?url= fills in the link (what the bookmarklet opens).
+    json values = {{"url", r.query_param("url").value_or("").substr(0, 2000)}};
+    return list_page(*p, r, v, values, {}, 200);
   }),
              "Save a listing from a link or a page");
   router.add("POST", "/captures", page(create), "Capture a page");

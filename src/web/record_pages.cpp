@@ -4,6 +4,7 @@
 
 #include "core/timezone.h"
 #include "domain/calendar.h"
+#include "domain/captures.h"
 #include "web/record_pages_internal.h"
 
 namespace peto::web {
@@ -229,6 +230,16 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
     listing["can_restore"] = (*rec)["state"] != "new";
     listing["discard_reasons"] = p.view.choice_options(
         v, "discard_reason", domain::kind("listings").field("discard_reason")->choices, "");
+    nlohmann::json history = nlohmann::json::array();
+    for (const auto& e : domain::listing_history(p.records.db(), v.account.id, *id)) {
+      nlohmann::json item = {{"summary", e["summary"]},
+                             {"when", p.site.format_time(v, e["occurred_at"].get<std::int64_t>())}};
+      if (e["capture_id"].is_number())
+        item["href"] = "/captures/" + std::to_string(e["capture_id"].get<std::int64_t>());
+      history.push_back(std::move(item));
+    }
+    listing["history"] = history;
+    listing["has_history"] = !history.empty();
     data["listing"] = std::move(listing);
   } else if (k.name == "interviews") {
     data["interview"] = {

@@ -65,10 +65,30 @@ TEST_F(CapturesHttpTest, PasteReviewCorrectAndSave) {
   EXPECT_EQ(count("applications"), 1);
   EXPECT_EQ(count("listing_events"), 1);
 
+  // The listing's history names the capture it came from.
+  auto listing_id = db_->query("SELECT id FROM listings")[0].int_at(0);
+  ClientResponse shown = ana.get("/listings/" + std::to_string(listing_id));
+  ASSERT_EQ(shown.status, 200);
+  EXPECT_NE(shown.body.find("Saved from jobs.example/de-1"), std::string::npos);
+  EXPECT_NE(shown.body.find("href=\"/captures/" + std::to_string(id) + "\""), std::string::npos);
+
   ClientResponse again = ana.post_form("/captures/" + std::to_string(id) + "/accept",
                                        {{"role", "X"}, {"company", "Y"}});
   EXPECT_EQ(again.status, 422);
   EXPECT_EQ(count("listings"), 1);
+}
+
+TEST_F(CapturesHttpTest, TheBookmarkletOpensThePageWithTheLinkFilledIn) {
+  SignedInClient ana = person("ana@example.com");
+  ClientResponse page = ana.get("/captures?url=https%3A%2F%2Fjobs.example%2Fx%3Fa%3D1");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("value=\"https://jobs.example/x?a=1\""), std::string::npos);
+  // The bookmark itself points back at this site (the Host asked for) and its /captures.
+  auto at = page.body.find("href=\"javascript:location.href=");
+  ASSERT_NE(at, std::string::npos) << page.body;
+  std::string bookmark = page.body.substr(at, page.body.find('"', at + 6) - at);
+  EXPECT_NE(bookmark.find("http://127.0.0.1/captures?url="), std::string::npos) << bookmark;
+  EXPECT_NE(bookmark.find("encodeURIComponent(location.href)"), std::string::npos) << bookmark;
 }
 
 TEST_F(CapturesHttpTest, AnInvalidReviewKeepsWhatWasTypedAndSavesNothing) {
