@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "capture/posting_internal.h"
+#include "core/json_depth.h"
 
 namespace peto::capture::detail {
 namespace {
@@ -189,30 +190,6 @@ void collect(const json& v, int depth, std::vector<const json*>& out) {
   }
 }
 
-// The deepest nesting of [ and { in `text`, counting outside strings; more
-// than `limit` stops the count.
-int nesting(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 // Real pages put raw line breaks and tabs inside JSON strings, which JSON
 // forbids; this escapes them so that the script still parses.
 std::string escape_raw_controls(std::string_view text) {
@@ -257,7 +234,7 @@ std::string_view unwrap(std::string_view s) {
 
 json parse_script(std::string_view body) {
   body = unwrap(body);
-  if (body.empty() || nesting(body, kMaxJsonDepth) > kMaxJsonDepth) return json();
+  if (body.empty() || json_nesting_depth(body, kMaxJsonDepth) > kMaxJsonDepth) return json();
   json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded()) doc = json::parse(escape_raw_controls(body), nullptr, false);
   return doc.is_discarded() ? json() : doc;

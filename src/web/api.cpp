@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "core/json_depth.h"
 #include "domain/kinds.h"
 #include "store/cache.h"
 #include "web/record_view.h"
@@ -52,31 +53,8 @@ bool valid_key(const std::string& key) {
 
 bool is_success(int status) { return status >= 200 && status < 300; }
 
-// How deeply arrays and objects nest in JSON text (strings skipped). Bodies
-// are refused past kMaxJsonDepth before parsing: copying or walking a value
-// nested 100,000 deep would recurse off the stack.
+// Bodies nesting deeper are refused before parsing (core/json_depth.h).
 constexpr int kMaxJsonDepth = 32;
-
-int json_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // Claims `key` for this request inside the open transaction `tx`. Returns the
 // stored answer when the key was already used (or a 422 when it was used for
@@ -227,7 +205,7 @@ Response Api::run(const ApiRoute& route, Request& r) const {
     if (r.body.find_first_not_of(" \t\r\n") != std::string::npos) {
       if (!is_json_type(r.header("Content-Type")))
         return problem(r, 415, "Unsupported media type", "Send the body as application/json.");
-      if (json_depth(r.body) > kMaxJsonDepth)
+      if (json_nesting_depth(r.body, kMaxJsonDepth) > kMaxJsonDepth)
         return problem(r, 400, "Nested too deeply",
                        "The request body nests arrays and objects more than " +
                            std::to_string(kMaxJsonDepth) + " levels deep.");
