@@ -22,9 +22,11 @@ engine::TaskKinds task_kinds(App& app) {
   fetch.name = capture::kFetchTask;
   fetch.max_attempts = 1;
   auto http = std::make_shared<notify::HttpClient>();
+  auto pages = std::make_shared<capture::KeptPages>(*app.db, *app.clock, app.config.pages_dir());
   capture::FetchOptions options;
   options.honour_robots = app.config.capture_robots;
-  fetch.handler = [&app, http, options](const engine::Task& task) {
+  options.pages = pages.get();
+  fetch.handler = [&app, http, pages, options](const engine::Task& task) {
     return capture::run_fetch(*app.db, *app.clock, *http, task, options);
   };
   k.add(std::move(fetch));

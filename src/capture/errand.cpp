@@ -44,10 +44,18 @@ std::string robots_refusal(const notify::HttpClient& http, const std::string& ur
 
 std::variant<domain::Capture, domain::FieldErrors> capture_page_in(
     store::Conn& conn, domain::Records& records, std::int64_t owner, const std::string& url,
-    std::string_view html, const std::string& origin) {
+    std::string_view html, const std::string& origin, KeptPages* pages) {
   domain::Captures captures(records);
   const bool fetch = html.find_first_not_of(" \t\r\n") == std::string_view::npos;
-  if (!fetch) return captures.from_html_in(conn, owner, url, html, origin);
+  if (!fetch) {
+    auto made = captures.from_html_in(conn, owner, url, html, origin);
+    auto* c = std::get_if<domain::Capture>(&made);
+    if (c != nullptr && pages != nullptr) {
+      const auto id = (*c)["id"].get<std::int64_t>();
+      if (pages->keep(conn, owner, id, html)) made = *captures.get_in(conn, owner, id);
+    }
+    return made;
+  }
   auto made = captures.from_url_in(conn, owner, url, origin);
   if (auto* c = std::get_if<domain::Capture>(&made)) {
     engine::EnqueueOptions o;
@@ -61,17 +69,18 @@ std::variant<domain::Capture, domain::FieldErrors> capture_page_in(
   return made;
 }
 
-std::variant<domain::Capture, domain::FieldErrors> capture_page(domain::Records& records,
-                                                                std::int64_t owner,
-                                                                const std::string& url,
-                                                                std::string_view html,
-                                                                const std::string& origin) {
+std::variant<domain::Capture, domain::FieldErrors> capture_page(
+    domain::Records& records, std::int64_t owner, const std::string& url, std::string_view html,
+    const std::string& origin, KeptPages* pages) {
   // A pasted page is parsed outside any transaction (one INSERT follows);
   // a link's capture and its errand are written together.
-  if (html.find_first_not_of(" \t\r\n") != std::string_view::npos)
-    return domain::Captures(records).from_html(owner, url, html, origin);
-  return records.db().write(
-      [&](store::Conn& conn) { return capture_page_in(conn, records, owner, url, html, origin); });
+  if (html.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+    auto conn = records.db().acquire();
+    return capture_page_in(*conn, records, owner, url, html, origin, pages);
+  }
+  return records.db().write([&](store::Conn& conn) {
+    return capture_page_in(conn, records, owner, url, html, origin, pages);
+  });
 }
 
 Result<std::string> run_fetch(store::Db& db, const Clock& clock, const notify::HttpClient& http,
@@ -116,7 +125,8 @@ Result<std::string> run_fetch(store::Db& db, const Clock& clock, const notify::H
     captures.fail(owner, id, "The link leads to a file, not a web page: paste the page instead.");
     return std::string("failed: not a page");
   }
-  captures.fill(owner, id, page.body);
+  if (captures.fill(owner, id, page.body) && options.pages != nullptr)
+    options.pages->keep(owner, id, page.body);
   return std::string("read");
 }
 

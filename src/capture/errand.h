@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "capture/kept_pages.h"
 #include "core/clock.h"
 #include "core/status.h"
 #include "domain/captures.h"
@@ -28,20 +29,19 @@ inline constexpr const char* kFetchTask = "capture.fetch";
 
 struct FetchOptions {
   bool honour_robots = true;
+  KeptPages* pages = nullptr;  // keeps the fetched source when set
 };
 
 // A capture of `url`: read from `html` at once when it is given (nothing is
-// fetched), else made `fetching` with its errand enqueued, both on `conn`
-// (inside the caller's transaction).
+// fetched; the source is kept when `pages` is set), else made `fetching`
+// with its errand enqueued, both on `conn` (inside the caller's transaction).
 std::variant<domain::Capture, domain::FieldErrors> capture_page_in(
     store::Conn& conn, domain::Records& records, std::int64_t owner, const std::string& url,
-    std::string_view html, const std::string& origin);
+    std::string_view html, const std::string& origin, KeptPages* pages = nullptr);
 // The same in a transaction of its own.
-std::variant<domain::Capture, domain::FieldErrors> capture_page(domain::Records& records,
-                                                                std::int64_t owner,
-                                                                const std::string& url,
-                                                                std::string_view html,
-                                                                const std::string& origin);
+std::variant<domain::Capture, domain::FieldErrors> capture_page(
+    domain::Records& records, std::int64_t owner, const std::string& url, std::string_view html,
+    const std::string& origin, KeptPages* pages = nullptr);
 
 // The errand's body. The Status is an error only for a malformed task; a page
 // that cannot be read is the capture's `failed` state, not a task failure.

@@ -95,6 +95,8 @@ const std::vector<ConfigVariable>& config_variables() {
        "allow webhooks and stores on private, loopback and link-local addresses"},
       {"PETO_CAPTURE_ROBOTS", "true",
        "captures by link honour the site's robots.txt (false: an administrator's choice)"},
+      {"PETO_CAPTURE_PAGE_KEEP_DAYS", "30",
+       "days the kept source of a capture not accepted stays; 0 = kept for good"},
       {"PETO_SMTP_URL", "(empty)", "smtp://… or smtps://… for e-mail notices"},
       {"PETO_LOG_LEVEL", "info", "debug, info, warning, error"},
       {"PETO_LOG_FORMAT", "json", "json or text"},
@@ -140,6 +142,9 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
       !s)
     return s;
   if (auto s = parse_bool(env, "PETO_CAPTURE_ROBOTS", &c.capture_robots); !s) return s;
+  if (auto s = parse_int(env, "PETO_CAPTURE_PAGE_KEEP_DAYS", 0, 3650, &c.capture_page_keep_days);
+      !s)
+    return s;
   if (auto v = lookup(env, "PETO_SMTP_URL")) {
     if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtps://"))
       return bad("PETO_SMTP_URL", "smtp://HOST[:PORT] or smtps://HOST[:PORT]", *v);

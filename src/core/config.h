@@ -30,6 +30,7 @@ struct Config {
   int media_sweep_grace_hours = 24;  // PETO_MEDIA_SWEEP_GRACE_HOURS, at least 1
   bool allow_private_destinations = false;     // PETO_ALLOW_PRIVATE_DESTINATIONS
   bool capture_robots = true;                  // PETO_CAPTURE_ROBOTS
+  int capture_page_keep_days = 30;             // PETO_CAPTURE_PAGE_KEEP_DAYS, 0 = keep
   std::string smtp_url;                        // PETO_SMTP_URL, "" = no e-mail
   log::Level log_level = log::Level::info;     // PETO_LOG_LEVEL
   log::Format log_format = log::Format::json;  // PETO_LOG_FORMAT
@@ -38,6 +39,7 @@ struct Config {
 
   std::string listen() const { return listen_host + ":" + std::to_string(listen_port); }
   std::string media_dir() const { return data_dir + "/media"; }
+  std::string pages_dir() const { return data_dir + "/pages"; }  // kept capture pages
   std::string scheduler_heartbeat() const { return data_dir + "/scheduler-heartbeat"; }
   std::string worker_heartbeat() const { return data_dir + "/worker-heartbeat"; }
 

@@ -53,7 +53,7 @@ nlohmann::json posting_json(const capture::JobPosting& p) {
 // seen_before: another capture of the same owner names the same page.
 constexpr const char* kColumns =
     "id, url, url_key, origin, status, parser, parser_version, data, error, listing_id,"
-    " application_id, created_at, updated_at,"
+    " application_id, created_at, updated_at, page_sha256,"
     " EXISTS (SELECT 1 FROM captures o WHERE o.owner_id = captures.owner_id"
     " AND o.url_key = captures.url_key AND o.id <> captures.id) AS seen_before";
 
@@ -79,7 +79,8 @@ Capture capture_from(const store::Row& r) {
           {"application_id", opt_int(10)},
           {"created_at", r.int_at(11)},
           {"updated_at", r.int_at(12)},
-          {"seen_before", r.int_at(13) != 0}};
+          {"seen_before", r.int_at(14) != 0},
+          {"page_sha256", opt_text(13)}};
 }
 
 // The parsers' reading of `html` as the columns parser, parser_version, data.
@@ -161,6 +162,8 @@ std::vector<store::Migration> Captures::migrations() {
            " data TEXT NOT NULL DEFAULT '{}', error TEXT,"
            " listing_id BIGINT REFERENCES listings (id) ON DELETE SET NULL,"
            " application_id BIGINT REFERENCES applications (id) ON DELETE SET NULL,"
+           // The kept source (capture/kept_pages.h): a file under the pages folder.
+           " page_file TEXT, page_sha256 TEXT, page_bytes BIGINT,"
            " created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);"
            "CREATE INDEX captures_owner_key ON captures (owner_id, url_key);"
            "CREATE INDEX captures_owner_status ON captures (owner_id, status, id);"

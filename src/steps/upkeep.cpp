@@ -1,5 +1,6 @@
 #include "steps/upkeep.h"
 
+#include "capture/kept_pages.h"
 #include "engine/queue.h"
 
 namespace peto::steps {
@@ -9,6 +10,8 @@ engine::Counts Upkeep::run(engine::PassContext& ctx) {
   engine::Counts c;
   c["interrupted"] = queue.fail_interrupted_errands(kErrandTimeout);
   c["reaped"] = queue.prune_finished(kKeepFinished);
+  c["pages_expired"] = capture::KeptPages(ctx.db, ctx.clock, ctx.config.pages_dir())
+                           .expire(ctx.config.capture_page_keep_days);
   return c;
 }
 
@@ -16,6 +19,8 @@ std::vector<std::string> Upkeep::summary(const engine::Counts& c) const {
   std::vector<std::string> lines;
   if (auto n = c.count("reaped") ? c.at("reaped") : 0)
     lines.push_back(std::to_string(n) + " finished errands and expired archives removed");
+  if (auto n = c.count("pages_expired") ? c.at("pages_expired") : 0)
+    lines.push_back(std::to_string(n) + " kept capture pages expired");
   if (auto n = c.count("interrupted") ? c.at("interrupted") : 0)
     lines.push_back(std::to_string(n) + " interrupted errands failed");
   return lines;

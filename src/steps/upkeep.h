@@ -1,8 +1,9 @@
 // Upkeep (#1121 and errands): fails errands still waiting or working 24 h
 // after they were asked for ("interrupted, please try again"; errands are
 // never retried by themselves), and deletes finished tasks (done, failed,
-// cancelled) once they are 7 days old, in batches. Later issues add export
-// archives, shown notices and captured pages here.
+// cancelled) once they are 7 days old, in batches; and removes the kept
+// pages of captures not accepted after PETO_CAPTURE_PAGE_KEEP_DAYS. Later
+// issues add export archives and shown notices here.
 #pragma once
 
 #include "engine/step.h"

@@ -3,6 +3,7 @@
 // as given (nothing is fetched). 30 captures an hour per account, web and API
 // together.
 #include "capture/errand.h"
+#include "capture/kept_pages.h"
 #include "core/clock.h"
 #include "domain/captures.h"
 #include "web/api.h"
@@ -13,6 +14,10 @@ namespace peto::web {
 namespace {
 
 using nlohmann::json;
+
+std::filesystem::path pages_dir(const Site& site) {
+  return site.config() != nullptr ? site.config()->pages_dir() : Config().pages_dir();
+}
 
 json api_capture(domain::Capture c) {
   for (const char* name : {"created_at", "updated_at"})
@@ -93,7 +98,7 @@ void add_capture_api(Api& api, Site& site) {
            .write = true,
            .operation = op,
            .handler =
-               [records, &api](ApiCall& c) {
+               [records, s, &api](ApiCall& c) {
                  domain::FieldErrors errors;
                  std::string url, html;
                  for (const auto& [name, value] : c.body.items()) {
@@ -106,7 +111,9 @@ void add_capture_api(Api& api, Site& site) {
                  }
                  if (!c.body.contains("url")) errors.add("url", "error_required");
                  if (!errors.empty()) return api.invalid(c.request, errors);
-                 auto made = capture::capture_page_in(*c.tx, *records, c.owner(), url, html, "api");
+                 capture::KeptPages pages(s->db(), s->clock(), pages_dir(*s));
+                 auto made =
+                     capture::capture_page_in(*c.tx, *records, c.owner(), url, html, "api", &pages);
                  if (auto* e = std::get_if<domain::FieldErrors>(&made))
                    return api.invalid(c.request, *e);
                  auto& capture = std::get<domain::Capture>(made);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "capture/errand.h"
+#include "capture/kept_pages.h"
 #include "domain/captures.h"
 #include "web/form.h"
 #include "web/record_pages.h"
@@ -60,6 +61,10 @@ json capture_row(RecordPages& p, const Visitor& v, const domain::Capture& c) {
           {"host", host_of(c["url_key"].get<std::string>())},
           {"status", p.view.text(v, "capture_status_" + c["status"].get<std::string>())},
           {"saved", p.site.format_time(v, c["created_at"].get<std::int64_t>())}};
+}
+
+std::filesystem::path pages_dir(const Site& site) {
+  return site.config() != nullptr ? site.config()->pages_dir() : Config().pages_dir();
 }
 
 // This site's address as the browser reached it: PETO_PUBLIC_URL, else the
@@ -117,6 +122,10 @@ Response review_page(RecordPages& p, Request& r, const Visitor& v, const domain:
                {"apply", values.value("apply", std::string()) == "1"},
                {"inputs", listing_inputs(p, v, values, error_texts, kReviewed)}};
   if (c["parser"].is_string()) data["parser"] = c["parser"];
+  if (c["page_sha256"].is_string()) {
+    data["page_href"] = "/captures/" + std::to_string(c["id"].get<std::int64_t>()) + "/page";
+    data["page_sha256"] = c["page_sha256"];
+  }
   if (c["listing_id"].is_number())
     data["listing_href"] = "/listings/" + std::to_string(c["listing_id"].get<std::int64_t>());
   if (auto it = errors.by_field.find("form"); it != errors.by_field.end())
@@ -137,7 +146,8 @@ Response create(RecordPages& p, Request& r, const Visitor& v) {
     e.add("form", "error_capture_rate");
     return list_page(p, r, v, values, e, 429);
   }
-  auto made = capture::capture_page(p.records, v.account.id, url, html, "web");
+  capture::KeptPages pages(p.site.db(), p.site.clock(), pages_dir(p.site));
+  auto made = capture::capture_page(p.records, v.account.id, url, html, "web", &pages);
   if (auto* errors = std::get_if<domain::FieldErrors>(&made))
     return list_page(p, r, v, values, *errors, 422);
   const auto id = std::get<domain::Capture>(made)["id"].get<std::int64_t>();
@@ -179,6 +189,19 @@ Response accept(RecordPages& p, Request& r, const Visitor& v) {
   return Site::redirect("/listings/" + std::to_string(id_of(listing)));
 }
 
+// The kept source, as text to save: never rendered as HTML on this site.
+Response kept_page(RecordPages& p, Request& r, const Visitor& v) {
+  auto id = path_id(r);
+  if (!id) return p.site.not_found(r, v);
+  auto html =
+      capture::KeptPages(p.site.db(), p.site.clock(), pages_dir(p.site)).read(v.account.id, *id);
+  if (!html) return p.site.not_found(r, v);
+  Response out = Response::text(200, std::move(*html));
+  out.set_header("Content-Disposition",
+                 "attachment; filename=\"capture-" + std::to_string(*id) + ".html.txt\"");
+  return out;
+}
+
 Response discard(RecordPages& p, Request& r, const Visitor& v) {
   auto id = path_id(r);
   if (!id || !domain::Captures(p.records).discard(v.account.id, *id)) return p.site.not_found(r, v);
@@ -202,6 +225,7 @@ void add_capture_routes(Router& router, Site& site) {
   router.add("GET", "/captures/{id}", page(show), "Review a capture");
   router.add("POST", "/captures/{id}/accept", page(accept), "Save the reviewed listing");
   router.add("POST", "/captures/{id}/discard", page(discard), "Discard a capture");
+  router.add("GET", "/captures/{id}/page", page(kept_page), "The kept source of a captured page");
 }
 
 }  // namespace peto::web

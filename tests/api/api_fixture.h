@@ -90,6 +90,7 @@ class ApiTest : public BackendTest {
     web::SiteDeps deps;
     deps.db = &db();
     deps.clock = &clock_;
+    config_.data_dir = (dir() / "data").string();  // kept pages land in the test's folder
     deps.config = &config_;
     deps.templates_dir = source / "templates";
     deps.locales_dir = source / "locales";

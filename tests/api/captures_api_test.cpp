@@ -29,6 +29,7 @@ TEST_P(CapturesApiTest, APostedPageIsReadAndALinkWaitsForItsErrand) {
   EXPECT_EQ(read.body["data"]["role"], "Backend Developer");
   EXPECT_EQ(read.body["data"]["company"], "Tallinn Tarkvara OÜ");
   EXPECT_EQ(count("tasks"), 0) << "a posted page is never fetched";
+  EXPECT_TRUE(read.body["page_sha256"].is_string()) << "its source is kept";
 
   ApiReply link = ana.post(std::string(kApi) + "/captures", {{"url", "https://jobs.example/be-2"}});
   ASSERT_EQ(link.status, 201) << link.text;

@@ -462,9 +462,19 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     try {
       await visit(page, '/captures');
       await page.fill('#capture-url', 'https://jobs.example/axe-1');
-      await page.fill('#capture-html', '<h1>Test Engineer</h1><p>Location: Lisbon</p>');
+      await page.fill('#capture-html', '<html><head><script type="application/ld+json">' +
+        '{"@context":"https://schema.org","@type":"JobPosting","title":"Data Engineer",' +
+        '"hiringOrganization":{"@type":"Organization","name":"Ribeira Dados"},' +
+        '"jobLocation":{"@type":"Place","address":{"addressLocality":"Porto","addressCountry":"PT"}},' +
+        '"baseSalary":{"@type":"MonetaryAmount","currency":"EUR","value":{"@type":"QuantitativeValue",' +
+        '"minValue":42000,"maxValue":52000,"unitText":"YEAR"}},"validThrough":"2027-03-01",' +
+        '"description":"<p>Build the pipelines behind our port logistics.</p>"}' +
+        '</script></head><body><h1>Data Engineer</h1></body></html>');
       await submit(page, page.locator('form[action="/captures"] button[type=submit]'));
       review = pathOf(page.url());
+      if (writeScreenshots) {
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'capture.png'), fullPage: true });
+      }
     } catch (err) {
       failures.push(`a capture review page: not checked: ${err.message}`);
     }

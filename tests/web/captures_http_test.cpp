@@ -49,6 +49,14 @@ TEST_F(CapturesHttpTest, PasteReviewCorrectAndSave) {
   EXPECT_NE(review.body.find("value=\"Ribeira Dados\""), std::string::npos);
   EXPECT_NE(review.body.find("value=\"2027-03-01\""), std::string::npos);
   EXPECT_EQ(count("listings"), 0) << "nothing is saved before the review";
+  // The pasted source is kept, and handed back only as text to save.
+  ASSERT_NE(review.body.find("/captures/" + std::to_string(id) + "/page"), std::string::npos);
+  ClientResponse source = ana.get("/captures/" + std::to_string(id) + "/page");
+  EXPECT_EQ(source.status, 200);
+  EXPECT_EQ(source.body, kPage);
+  EXPECT_TRUE(source.header("Content-Type").starts_with("text/plain"));
+  EXPECT_TRUE(source.header("Content-Disposition").starts_with("attachment"));
+  EXPECT_EQ(person("bob@example.com").get("/captures/" + std::to_string(id) + "/page").status, 404);
 
   ClientResponse saved = ana.post_form("/captures/" + std::to_string(id) + "/accept",
                                        {{"role", "Senior Data Engineer"},

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "capture/kept_pages.h"
 #include "core/timezone.h"
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
@@ -60,6 +61,8 @@ class RecordsHttpTest : public peto::testing::SiteTest {
     auto captured = domain::Captures(*records_).from_html(owner, "https://jobs.example/1",
                                                           "<h1>Engineer</h1>", "web");
     ids["captures"] = std::get<domain::Capture>(captured)["id"].get<std::int64_t>();
+    capture::KeptPages(*db_, clock_, config_.pages_dir())
+        .keep(owner, ids["captures"], "<h1>Engineer</h1>");
     return ids;
   }
 

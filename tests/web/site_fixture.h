@@ -43,6 +43,7 @@ class SiteTest : public ::testing::Test {
     web::SiteDeps deps;
     deps.db = db_.get();
     deps.clock = &clock_;
+    config_.data_dir = (dir_.path() / "data").string();  // kept pages, in the test's folder
     deps.config = &config_;
     deps.templates_dir = source / "templates";
     deps.locales_dir = source / "locales";
