@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "capture/errand.h"
+#include "capture/kept_pages.h"
 #include "domain/captures.h"
 #include "domain/records.h"
 #include "notify/http.h"
@@ -86,8 +87,12 @@ class CaptureFetchTest : public peto::testing::SiteTest {
   std::int64_t owner_ = 0;
 };
 
-TEST_F(CaptureFetchTest, ThePageIsReadForReview) {
-  domain::Capture c = fetch("http://jobs.example/jobs/sre");
+TEST_F(CaptureFetchTest, ThePageIsReadForReviewAndKept) {
+  KeptPages pages(*db_, clock_, config_.pages_dir());
+  FetchOptions keep;
+  keep.pages = &pages;
+  domain::Capture c = fetch("http://jobs.example/jobs/sre", keep);
+  EXPECT_EQ(pages.read(owner_, c["id"].get<std::int64_t>()), kPage);
   EXPECT_EQ(c["status"], "pending") << c.dump();
   EXPECT_EQ(c["data"]["role"], "Site Reliability Engineer");
   EXPECT_EQ(c["data"]["company"], "Vltava Cloud");
