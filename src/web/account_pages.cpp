@@ -156,8 +156,10 @@ Response profile_page(Site& site, const Request& r, const Visitor& v, int status
                          {"name", site.catalogue().text(code, "language_name")},
                          {"selected", chosen == code}});
   }
-  json data = {
-      {"values", values}, {"languages", languages}, {"errors", site.error_texts(&v, r, errors)}};
+  json data = {{"values", values},
+               {"languages", languages},
+               {"errors", site.error_texts(&v, r, errors)},
+               {"bookmarklet", capture_bookmarklet(site, r)}};
   if (!flash_key.empty()) {
     data["flash"] = {{"kind", "success"}, {"message", t.value(flash_key, flash_key)}};
   }

@@ -67,28 +67,6 @@ std::filesystem::path pages_dir(const Site& site) {
   return site.config() != nullptr ? site.config()->pages_dir() : Config().pages_dir();
 }
 
-// This site's address as the browser reached it: PETO_PUBLIC_URL, else the
-// Host the request named (checked to be a plain host[:port]).
-std::string site_base(const Site& site, const Request& r) {
-  if (site.config() != nullptr && !site.config()->public_url.empty())
-    return site.config()->public_url;
-  const std::string* host = r.header("Host");
-  bool plain = host != nullptr && !host->empty() && host->size() <= 255 &&
-               host->find_first_not_of(
-                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                   "0123456789.-:[]") == std::string::npos;
-  return plain ? "http://" + *host : "";
-}
-
-// A bookmark that opens this page with the current tab's address filled in.
-// It sends only the link: a page behind a sign-in is pasted instead.
-std::string bookmarklet(const Site& site, const Request& r) {
-  std::string base = site_base(site, r);
-  if (base.empty()) return {};
-  while (base.ends_with('/')) base.pop_back();
-  return "javascript:location.href='" + base + "/captures?url='+encodeURIComponent(location.href)";
-}
-
 Response list_page(RecordPages& p, Request& r, const Visitor& v, const json& values,
                    const domain::FieldErrors& errors, int status) {
   domain::Captures captures(p.records);
@@ -99,7 +77,7 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const json& val
                {"errors", p.site.error_texts(&v, r, errors)},
                {"waiting", waiting},
                {"has_waiting", !waiting.empty()},
-               {"bookmarklet", bookmarklet(p.site, r)}};
+               {"bookmarklet", capture_bookmarklet(p.site, r)}};
   if (auto it = errors.by_field.find("form"); it != errors.by_field.end())
     data["form_error"] = p.view.text(v, it->second);
   return p.site.render(r, v, status, "captures", data);
@@ -208,7 +186,29 @@ Response discard(RecordPages& p, Request& r, const Visitor& v) {
   return Site::redirect("/captures");
 }
 
+// This site's address as the browser reached it: PETO_PUBLIC_URL, else the
+// Host the request named (checked to be a plain host[:port]).
+std::string site_base(const Site& site, const Request& r) {
+  if (site.config() != nullptr && !site.config()->public_url.empty())
+    return site.config()->public_url;
+  const std::string* host = r.header("Host");
+  bool plain = host != nullptr && !host->empty() && host->size() <= 255 &&
+               host->find_first_not_of(
+                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                   "0123456789.-:[]") == std::string::npos;
+  return plain ? "http://" + *host : "";
+}
+
 }  // namespace
+
+// A bookmark that opens this page with the current tab's address filled in.
+// It sends only the link: a page behind a sign-in is pasted instead.
+std::string capture_bookmarklet(const Site& site, const Request& r) {
+  std::string base = site_base(site, r);
+  if (base.empty()) return {};
+  while (base.ends_with('/')) base.pop_back();
+  return "javascript:location.href='" + base + "/captures?url='+encodeURIComponent(location.href)";
+}
 
 void add_capture_routes(Router& router, Site& site) {
   auto p = std::make_shared<RecordPages>(site, site.db());

@@ -110,6 +110,11 @@ std::string cookie_value(const Request& r, std::string_view name);
 // Percent-encodes everything but unreserved characters and '/'.
 std::string url_encode(std::string_view text);
 
+// A bookmark ("javascript:…") that opens /captures with the current tab's
+// link filled in, for this site as the request reached it (PETO_PUBLIC_URL,
+// else its Host); "" when neither is usable. In capture_pages.cpp.
+std::string capture_bookmarklet(const Site& site, const Request& r);
+
 // /signin, /signout, /invite/{token}, /profile…, /admin/invites.
 void add_account_routes(Router& router, Site& site);
 // /profile/tokens: the visitor's API tokens (web/token_pages.cpp).

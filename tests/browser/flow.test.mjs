@@ -461,6 +461,9 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     let review = null;
     try {
       await visit(page, '/captures');
+      if (writeScreenshots) {
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'capture-form.png'), fullPage: true });
+      }
       await page.fill('#capture-url', 'https://jobs.example/axe-1');
       await page.fill('#capture-html', '<html><head><script type="application/ld+json">' +
         '{"@context":"https://schema.org","@type":"JobPosting","title":"Data Engineer",' +

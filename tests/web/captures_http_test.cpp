@@ -99,6 +99,14 @@ TEST_F(CapturesHttpTest, TheBookmarkletOpensThePageWithTheLinkFilledIn) {
   EXPECT_NE(bookmark.find("encodeURIComponent(location.href)"), std::string::npos) << bookmark;
 }
 
+TEST_F(CapturesHttpTest, TheProfileOffersTheBookmarkletToo) {
+  SignedInClient ana = person("ana@example.com");
+  ClientResponse profile = ana.get("/profile");
+  ASSERT_EQ(profile.status, 200);
+  EXPECT_NE(profile.body.find("href=\"javascript:location.href="), std::string::npos);
+  EXPECT_NE(profile.body.find("http://127.0.0.1/captures?url="), std::string::npos);
+}
+
 TEST_F(CapturesHttpTest, AnInvalidReviewKeepsWhatWasTypedAndSavesNothing) {
   SignedInClient ana = person("ana@example.com");
   const std::int64_t id =
