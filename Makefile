@@ -45,8 +45,10 @@ format-check:
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
 
-# Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS over a copy of its seed
-# corpus, so that what it finds does not land in the source tree. Needs clang.
+# Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS over a copy of its seeds
+# (tests/fuzz/corpus/<target>/ if it has one, and the saved pages of
+# tests/fixtures/capture/ for the capture parsers), so that what it finds does
+# not land in the source tree. Needs clang.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= capture_posting
@@ -57,7 +59,8 @@ fuzz:
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) $(foreach t,$(FUZZ_TARGETS),--target $(t)_fuzz)
 	@for t in $(FUZZ_TARGETS); do \
 	  rm -rf $(FUZZ_BUILD)/corpus/$$t && mkdir -p $(FUZZ_BUILD)/corpus/$$t && \
-	  cp tests/fuzz/corpus/$$t/* $(FUZZ_BUILD)/corpus/$$t/ && \
+	  { cp tests/fuzz/corpus/$$t/* $(FUZZ_BUILD)/corpus/$$t/ 2>/dev/null || true; } && \
+	  { [ "$$t" != capture_posting ] || cp tests/fixtures/capture/*.html $(FUZZ_BUILD)/corpus/$$t/; } && \
 	  $(FUZZ_BUILD)/tests/fuzz/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$$t || exit 1; \
 	done
