@@ -15,10 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::filesystem::path pages_dir(const Site& site) {
-  return site.config() != nullptr ? site.config()->pages_dir() : Config().pages_dir();
-}
-
 json api_capture(domain::Capture c) {
   for (const char* name : {"created_at", "updated_at"})
     c[name] = format_time_s(c[name].get<Millis>());

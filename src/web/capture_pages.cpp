@@ -63,10 +63,6 @@ json capture_row(RecordPages& p, const Visitor& v, const domain::Capture& c) {
           {"saved", p.site.format_time(v, c["created_at"].get<std::int64_t>())}};
 }
 
-std::filesystem::path pages_dir(const Site& site) {
-  return site.config() != nullptr ? site.config()->pages_dir() : Config().pages_dir();
-}
-
 Response list_page(RecordPages& p, Request& r, const Visitor& v, const json& values,
                    const domain::FieldErrors& errors, int status) {
   domain::Captures captures(p.records);
@@ -208,6 +204,10 @@ std::string capture_bookmarklet(const Site& site, const Request& r) {
   if (base.empty()) return {};
   while (base.ends_with('/')) base.pop_back();
   return "javascript:location.href='" + base + "/captures?url='+encodeURIComponent(location.href)";
+}
+
+std::filesystem::path pages_dir(const Site& site) {
+  return site.config() != nullptr ? site.config()->pages_dir() : Config().pages_dir();
 }
 
 void add_capture_routes(Router& router, Site& site) {

@@ -114,6 +114,9 @@ std::string url_encode(std::string_view text);
 // link filled in, for this site as the request reached it (PETO_PUBLIC_URL,
 // else its Host); "" when neither is usable. In capture_pages.cpp.
 std::string capture_bookmarklet(const Site& site, const Request& r);
+// Where kept capture pages live (Config::pages_dir, or the default without a
+// Config). In capture_pages.cpp; the web and API captures share it.
+std::filesystem::path pages_dir(const Site& site);
 
 // /signin, /signout, /invite/{token}, /profile…, /admin/invites.
 void add_account_routes(Router& router, Site& site);

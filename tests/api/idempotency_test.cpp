@@ -3,6 +3,7 @@
 // the same key is 422; a failed request does not use the key up.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <latch>
 #include <set>
 #include <thread>
@@ -18,25 +19,33 @@ class IdempotencyApiTest : public ApiTest {
  protected:
   static HeaderList key(const std::string& k) { return {{"Idempotency-Key", k}}; }
   const std::string notes_ = std::string(kApi) + "/notes";
+
+  // `n` threads send `post` together (released by one latch); their answers.
+  // A thread whose request threw keeps status 0 and the error as its text.
+  static std::vector<ApiReply> at_once(int n, const std::function<ApiReply()>& post) {
+    std::vector<ApiReply> replies(n);
+    std::latch start(n);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        try {
+          replies[i] = post();
+        } catch (const std::exception& e) {
+          replies[i].text = e.what();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    return replies;
+  }
 };
 
 TEST_P(IdempotencyApiTest, TwentyConcurrentPostsWithOneKeyCreateOneRecord) {
   ApiClient ana = client(ana_, {"write"});
-  constexpr int kClients = 20;
-  std::vector<ApiReply> replies(kClients);
-  std::latch start(kClients);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kClients; ++i) {
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      try {
-        replies[i] = ana.post(notes_, {{"body", "Only once"}}, key("concurrent-1"));
-      } catch (const std::exception& e) {
-        replies[i].text = e.what();  // status stays 0: reported below
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  std::vector<ApiReply> replies = at_once(20, [&] {
+    return ana.post(notes_, {{"body", "Only once"}}, key("concurrent-1"));
+  });
 
   EXPECT_EQ(count("notes"), 1);
   std::set<json> ids;
@@ -64,21 +73,9 @@ TEST_P(IdempotencyApiTest, TwentyConcurrentPostsWithOneKeyCreateOneRecord) {
 // the others are told why (422 name taken, or 409 retry), never a 500.
 TEST_P(IdempotencyApiTest, RacingCreatesOfOneNameNeverFail) {
   ApiClient ana = client(ana_, {"write"});
-  constexpr int kClients = 20;
-  std::vector<ApiReply> replies(kClients);
-  std::latch start(kClients);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kClients; ++i) {
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      try {
-        replies[i] = ana.post(std::string(kApi) + "/companies", {{"name", "Racing Ltd"}});
-      } catch (const std::exception& e) {
-        replies[i].text = e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  std::vector<ApiReply> replies = at_once(20, [&] {
+    return ana.post(std::string(kApi) + "/companies", {{"name", "Racing Ltd"}});
+  });
   EXPECT_EQ(count("companies"), 1);
   int created = 0;
   for (const ApiReply& r : replies) {
