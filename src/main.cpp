@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
 
   if (version->parsed()) return app::cmd_version();
   bool serving = up->parsed() || serve->parsed();
-  auto loaded = app::load(/*need_secret_key=*/serving);
+  // The scheduler opens connections' sealed secrets to deliver notices.
+  auto loaded = app::load(/*need_secret_key=*/serving || schedule->parsed());
   if (!loaded) return 2;
   app::App& a = *loaded;
   if (migrate->parsed()) return app::cmd_migrate(a, check);

@@ -97,7 +97,10 @@ const std::vector<ConfigVariable>& config_variables() {
        "captures by link honour the site's robots.txt (false: an administrator's choice)"},
       {"PETO_CAPTURE_PAGE_KEEP_DAYS", "30",
        "days the kept source of a capture not accepted stays; 0 = kept for good"},
-      {"PETO_SMTP_URL", "(empty)", "smtp://… or smtps://… for e-mail notices"},
+      {"PETO_SMTP_URL", "(empty)",
+       "smtp://[USER:PASS@]HOST[:PORT] (STARTTLS when offered) or smtps://… for e-mail notices"},
+      {"PETO_SMTP_FROM", "peto@localhost", "the From address of e-mail notices"},
+      {"PETO_TELEGRAM_API_URL", "https://api.telegram.org", "the Telegram Bot API's address"},
       {"PETO_LOG_LEVEL", "info", "debug, info, warning, error"},
       {"PETO_LOG_FORMAT", "json", "json or text"},
       {"PETO_BACKGROUND_WORK", "true", "a worker runs: slow work is queued, not done inline"},
@@ -149,6 +152,18 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
     if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtps://"))
       return bad("PETO_SMTP_URL", "smtp://HOST[:PORT] or smtps://HOST[:PORT]", *v);
     c.smtp_url = *v;
+  }
+  if (auto v = lookup(env, "PETO_SMTP_FROM")) {
+    if (v->find('@') == std::string::npos || v->find_first_of("\r\n<>") != std::string::npos)
+      return bad("PETO_SMTP_FROM", "an e-mail address", *v);
+    c.smtp_from = *v;
+  }
+  if (auto v = lookup(env, "PETO_TELEGRAM_API_URL")) {
+    std::string u = *v;
+    while (!u.empty() && u.back() == '/') u.pop_back();
+    if (!starts_with(u, "http://") && !starts_with(u, "https://"))
+      return bad("PETO_TELEGRAM_API_URL", "an http:// or https:// URL", *v);
+    c.telegram_api_url = u;
   }
   if (auto v = lookup(env, "PETO_LOG_LEVEL")) {
     if (!log::parse_level(*v, &c.log_level) || c.log_level == log::Level::off)

@@ -28,14 +28,16 @@ struct Config {
   int scrub_every_days = 7;          // PETO_SCRUB_EVERY_DAYS, 0 = every pass
   bool media_sweep = true;           // PETO_MEDIA_SWEEP
   int media_sweep_grace_hours = 24;  // PETO_MEDIA_SWEEP_GRACE_HOURS, at least 1
-  bool allow_private_destinations = false;     // PETO_ALLOW_PRIVATE_DESTINATIONS
-  bool capture_robots = true;                  // PETO_CAPTURE_ROBOTS
-  int capture_page_keep_days = 30;             // PETO_CAPTURE_PAGE_KEEP_DAYS, 0 = keep
-  std::string smtp_url;                        // PETO_SMTP_URL, "" = no e-mail
-  log::Level log_level = log::Level::info;     // PETO_LOG_LEVEL
-  log::Format log_format = log::Format::json;  // PETO_LOG_FORMAT
-  bool background_work = true;                 // PETO_BACKGROUND_WORK: a worker runs
-  int upload_max_mb = 25;                      // PETO_UPLOAD_MAX_MB
+  bool allow_private_destinations = false;   // PETO_ALLOW_PRIVATE_DESTINATIONS
+  bool capture_robots = true;                // PETO_CAPTURE_ROBOTS
+  int capture_page_keep_days = 30;           // PETO_CAPTURE_PAGE_KEEP_DAYS, 0 = keep
+  std::string smtp_url;                      // PETO_SMTP_URL, "" = no e-mail
+  std::string smtp_from = "peto@localhost";  // PETO_SMTP_FROM
+  std::string telegram_api_url = "https://api.telegram.org";  // PETO_TELEGRAM_API_URL
+  log::Level log_level = log::Level::info;                    // PETO_LOG_LEVEL
+  log::Format log_format = log::Format::json;                 // PETO_LOG_FORMAT
+  bool background_work = true;                                // PETO_BACKGROUND_WORK: a worker runs
+  int upload_max_mb = 25;                                     // PETO_UPLOAD_MAX_MB
 
   std::string listen() const { return listen_host + ":" + std::to_string(listen_port); }
   std::string media_dir() const { return data_dir + "/media"; }

@@ -18,4 +18,13 @@ std::string random_token(int bytes) {
   return hex;
 }
 
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  std::string hex(sizeof(digest) * 2 + 1, '\0');
+  sodium_bin2hex(hex.data(), hex.size(), digest, sizeof(digest));
+  hex.pop_back();
+  return hex;
+}
+
 }  // namespace peto

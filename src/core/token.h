@@ -1,12 +1,16 @@
-// Random tokens: lease owners, claim tokens, scope ids. libsodium's generator,
+// Random tokens (lease owners, claim tokens, scope ids) and digests. libsodium's generator,
 // so a token is never guessable and two processes never share one.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace peto {
 
 // `bytes` random bytes as lower-case hex (2 × bytes characters).
 std::string random_token(int bytes = 16);
+
+// SHA-256 of `data` as lower-case hex (64 characters).
+std::string sha256_hex(std::string_view data);
 
 }  // namespace peto

@@ -30,10 +30,10 @@
 
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/i18n.h"
 #include "domain/accounts.h"
 #include "domain/field_errors.h"
 #include "store/db.h"
-#include "web/i18n.h"
 #include "web/router.h"
 #include "web/templates.h"
 
@@ -122,5 +122,7 @@ std::filesystem::path pages_dir(const Site& site);
 void add_account_routes(Router& router, Site& site);
 // /profile/tokens: the visitor's API tokens (web/token_pages.cpp).
 void add_token_routes(Router& router, Site& site);
+// /profile/connections (notifier connections) and /inbox (web/connection_pages.cpp).
+void add_connection_routes(Router& router, Site& site);
 
 }  // namespace peto::web

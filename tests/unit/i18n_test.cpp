@@ -1,6 +1,6 @@
 // The message catalogue: fallback, language choice, and that every key the
 // templates use exists in English.
-#include "web/i18n.h"
+#include "core/i18n.h"
 
 #include <gtest/gtest.h>
 

@@ -20,7 +20,7 @@
 
 #include "core/status.h"
 
-namespace peto::web {
+namespace peto {
 
 class Catalogue {
  public:
@@ -36,6 +36,15 @@ class Catalogue {
   // best match of Accept-Language (q-values; "fr-FR" matches "fr"), else "en".
   std::string choose(const std::string& profile_language, const std::string* accept_language) const;
   std::string text(const std::string& lang, const std::string& key) const;
+  // text() with each "{name}" replaced by vars' value ("{role} at {company}").
+  std::string fill(const std::string& lang, const std::string& key,
+                   const std::map<std::string, std::string>& vars) const;
+
+  // The catalogue of this installation (PETO_ASSETS_DIR, else the source
+  // tree, + /locales), loaded on first use: for words made outside a request
+  // (notices the scheduler sends). A catalogue that fails to load is logged
+  // once and left empty, so keys read as themselves.
+  static const Catalogue& shared();
 
  private:
   std::filesystem::path dir_;
@@ -43,4 +52,4 @@ class Catalogue {
   nlohmann::json empty_ = nlohmann::json::object();
 };
 
-}  // namespace peto::web
+}  // namespace peto

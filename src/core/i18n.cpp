@@ -1,11 +1,13 @@
-#include "web/i18n.h"
+#include "core/i18n.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
 
-namespace peto::web {
+#include "core/log.h"
+
+namespace peto {
 
 namespace fs = std::filesystem;
 
@@ -123,4 +125,37 @@ std::string Catalogue::text(const std::string& lang, const std::string& key) con
   return it == m.end() ? key : it->get<std::string>();
 }
 
-}  // namespace peto::web
+std::string Catalogue::fill(const std::string& lang, const std::string& key,
+                            const std::map<std::string, std::string>& vars) const {
+  std::string t = text(lang, key);
+  std::string out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size();) {
+    if (t[i] == '{') {
+      std::size_t close = t.find('}', i);
+      if (close != std::string::npos) {
+        auto it = vars.find(t.substr(i + 1, close - i - 1));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    out += t[i++];
+  }
+  return out;
+}
+
+const Catalogue& Catalogue::shared() {
+  static const Catalogue catalogue = [] {
+    const char* assets = std::getenv("PETO_ASSETS_DIR");
+    Catalogue c(fs::path(assets ? assets : PETO_SOURCE_DIR) / "locales");
+    if (Status s = c.load(); !s)
+      log::warn("i18n", "the interface texts could not be read", {{"error", s.message()}});
+    return c;
+  }();
+  return catalogue;
+}
+
+}  // namespace peto
