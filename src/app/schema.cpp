@@ -9,6 +9,7 @@
 #include "engine/lease.h"
 #include "engine/queue.h"
 #include "media/uploads.h"
+#include "notify/connections.h"
 #include "store/cache.h"
 
 namespace peto::app {
@@ -18,14 +19,15 @@ std::vector<store::Migration> migrations() {
   auto add = [&](std::vector<store::Migration> ms) {
     for (auto& m : ms) all.push_back(std::move(m));
   };
-  add(store::Cache::migrations());       // 1
-  add(engine::PassLease::migrations());  // 2
-  add(media::Uploads::migrations());     // 3
-  add(engine::Queue::migrations());      // 4
-  add(domain::Accounts::migrations());   // 5
-  add(domain::record_migrations());      // 6
-  add(domain::ApiTokens::migrations());  // 7
-  add(domain::Captures::migrations());   // 8
+  add(store::Cache::migrations());         // 1
+  add(engine::PassLease::migrations());    // 2
+  add(media::Uploads::migrations());       // 3
+  add(engine::Queue::migrations());        // 4
+  add(domain::Accounts::migrations());     // 5
+  add(domain::record_migrations());        // 6
+  add(domain::ApiTokens::migrations());    // 7
+  add(domain::Captures::migrations());     // 8
+  add(notify::Connections::migrations());  // 9
   return all;
 }
 

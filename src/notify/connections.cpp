@@ -1,0 +1,416 @@
+#include "notify/connections.h"
+
+#include <algorithm>
+
+#include "core/i18n.h"
+#include "core/log.h"
+
+namespace peto::notify {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kColumns =
+    "id, owner_id, kind, plugin, label, config, secrets_encrypted, enabled, last_ok_at,"
+    " last_error, created_at, updated_at";
+constexpr std::size_t kMaxValue = 2000;
+constexpr std::size_t kMaxLabel = 100;
+
+std::string trim(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t\r\n"));
+  s.erase(s.find_last_not_of(" \t\r\n") + 1);
+  return s;
+}
+
+// The names of the secret fields set in a sealed JSON object.
+std::vector<std::string> secret_names(const json& secrets) {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : secrets.items())
+    if (v.is_string() && !v.get<std::string>().empty()) names.push_back(k);
+  return names;
+}
+
+// A form or API value as the field's JSON type; nullopt when it is not one.
+std::optional<json> typed(const FieldSpec& f, const json& v) {
+  using T = FieldSpec::Type;
+  if (f.type == T::boolean) {
+    if (v.is_boolean()) return v;
+    if (v.is_string()) {
+      auto s = v.get<std::string>();
+      if (s == "true" || s == "on" || s == "1") return true;
+      if (s == "false" || s == "off" || s == "0" || s.empty()) return false;
+    }
+    return std::nullopt;
+  }
+  if (f.type == T::integer) {
+    if (v.is_number_integer()) return v;
+    if (v.is_string()) {
+      auto s = trim(v.get<std::string>());
+      if (s.empty()) return json("");
+      try {
+        std::size_t used = 0;
+        long long n = std::stoll(s, &used);
+        if (used == s.size()) return json(n);
+      } catch (const std::exception&) {
+      }
+    }
+    return std::nullopt;
+  }
+  if (!v.is_string()) return std::nullopt;
+  std::string s = v.get<std::string>();
+  if (f.type != T::textarea && f.type != T::password) s = trim(s);
+  return json(s);
+}
+
+bool is_blank(const json& v) {
+  return v.is_null() || (v.is_string() && v.get<std::string>().empty());
+}
+
+}  // namespace
+
+Connections::Connections(store::Db& db, const Clock& clock, const Config& config)
+    : db_(db), clock_(clock), config_(config), box_(config.secret_key) {}
+
+std::vector<store::Migration> Connections::migrations() {
+  auto tables = [](const std::string& id) {
+    return "CREATE TABLE connections (" + id +
+           ", owner_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,"
+           " kind TEXT NOT NULL, plugin TEXT NOT NULL, label TEXT NOT NULL,"
+           " config TEXT NOT NULL, secrets_encrypted TEXT NOT NULL DEFAULT '',"
+           " enabled INTEGER NOT NULL DEFAULT 1, last_ok_at BIGINT,"
+           " last_error TEXT NOT NULL DEFAULT '', synced_at BIGINT,"
+           " last_report TEXT NOT NULL DEFAULT '',"
+           " created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);"
+           "CREATE INDEX connections_owner ON connections (owner_id, kind);"
+           // The outbox: one row per (connection, announcement). body holds the
+           // exact payload bytes every attempt sends; it is cleared on arrival.
+           "CREATE TABLE deliveries (" +
+           id +
+           ", owner_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,"
+           " connection_id BIGINT REFERENCES connections (id) ON DELETE SET NULL,"
+           " event TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,"
+           " status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,"
+           " next_attempt_at BIGINT, last_attempt_at BIGINT, last_status INTEGER,"
+           " last_error TEXT NOT NULL DEFAULT '', sent_at BIGINT, created_at BIGINT NOT NULL);"
+           "CREATE UNIQUE INDEX deliveries_connection_key ON deliveries (connection_id, key);"
+           "CREATE INDEX deliveries_due ON deliveries (next_attempt_at)"
+           " WHERE status IN ('pending', 'failed');"
+           "CREATE INDEX deliveries_finished ON deliveries (created_at)"
+           " WHERE status IN ('sent', 'given_up');"
+           "CREATE INDEX deliveries_owner ON deliveries (owner_id, id);"
+           "CREATE TABLE inbox_notices (" +
+           id +
+           ", owner_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,"
+           " event TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL, url TEXT NOT NULL,"
+           " key TEXT NOT NULL, shown_at BIGINT, created_at BIGINT NOT NULL);"
+           "CREATE UNIQUE INDEX inbox_notices_key ON inbox_notices (owner_id, key);"
+           "CREATE INDEX inbox_notices_unread ON inbox_notices (owner_id) WHERE shown_at IS NULL;"
+           "CREATE INDEX inbox_notices_created ON inbox_notices (created_at);"
+           "CREATE INDEX inbox_notices_shown ON inbox_notices (shown_at) WHERE shown_at IS NOT "
+           "NULL;"
+           // The announcers' questions: due reminders not yet announced, across owners.
+           "CREATE INDEX reminders_due ON reminders (due_at) WHERE done_at IS NULL AND notified_at "
+           "IS NULL;";
+  };
+  return {{9, "connections and notices", tables("id INTEGER PRIMARY KEY"),
+           tables("id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")}};
+}
+
+namespace {
+
+Connection connection_from(const store::Row& r, const SecretBox& box) {
+  Connection c;
+  c.id = r.int_at(0);
+  c.owner_id = r.int_at(1);
+  c.kind = r.text(2);
+  c.plugin = r.text(3);
+  c.label = r.text(4);
+  c.config = json::parse(r.text(5), nullptr, false);
+  if (!c.config.is_object()) c.config = json::object();
+  if (std::string sealed = r.text(6); !sealed.empty()) {
+    if (auto plain = box.open(sealed)) {
+      json secrets = json::parse(*plain, nullptr, false);
+      if (secrets.is_object()) c.secrets_set = secret_names(secrets);
+    }
+  }
+  c.enabled = r.int_at(7) != 0;
+  c.last_ok_at = r.opt_int(8);
+  c.last_error = r.text(9);
+  c.created_at = r.int_at(10);
+  c.updated_at = r.int_at(11);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Connection> Connections::list(std::int64_t owner) {
+  std::vector<Connection> out;
+  for (const auto& r :
+       db_.query(std::string("SELECT ") + kColumns +
+                     " FROM connections WHERE owner_id = ? ORDER BY created_at DESC, id DESC",
+                 {owner}))
+    out.push_back(connection_from(r, box_));
+  return out;
+}
+
+std::optional<Connection> Connections::get(std::int64_t owner, std::int64_t id) {
+  auto rows = db_.query(
+      std::string("SELECT ") + kColumns + " FROM connections WHERE id = ? AND owner_id = ?",
+      {id, owner});
+  if (rows.empty()) return std::nullopt;
+  return connection_from(rows[0], box_);
+}
+
+// `current` (config and secrets merged) updated with `values`, checked; the
+// merged result, or the errors.
+std::variant<json, ConfigErrors> Connections::checked(const Notifier& n, json current,
+                                                      const json& values,
+                                                      const std::string& /*sealed_current*/) {
+  ConfigErrors errors;
+  if (!values.is_object()) {
+    errors[""] = "error_config_not_object";
+    return errors;
+  }
+  auto specs = n.fields();
+  for (const auto& [k, v] : values.items()) {
+    bool known =
+        std::any_of(specs.begin(), specs.end(), [&](const auto& f) { return f.name == k; });
+    bool event = k.rfind("event_", 0) == 0 && is_event(std::string_view(k).substr(6));
+    if (!known && !event) errors[k] = "error_field_unknown";
+    if (event) {
+      FieldSpec b;
+      b.type = FieldSpec::Type::boolean;
+      auto t = typed(b, v);
+      if (!t)
+        errors[k] = "error_field_type";
+      else
+        current[k] = *t;
+    }
+  }
+  for (const FieldSpec& f : specs) {
+    auto it = values.find(f.name);
+    if (it != values.end()) {
+      auto t = typed(f, *it);
+      if (!t) {
+        errors[f.name] = "error_field_type";
+        continue;
+      }
+      // A secret left blank keeps the one stored.
+      if (!(f.secret && is_blank(*t))) current[f.name] = *t;
+    }
+    json v = current.contains(f.name) ? current[f.name] : json(f.default_value);
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s.size() > kMaxValue) {
+        errors[f.name] = "error_field_too_long";
+        continue;
+      }
+      using T = FieldSpec::Type;
+      if (!s.empty() && f.type == T::url && s.rfind("http://", 0) != 0 &&
+          s.rfind("https://", 0) != 0)
+        errors[f.name] = "error_url_invalid";
+      if (!s.empty() && f.type == T::email &&
+          (s.find('@') == std::string::npos || s.find_first_of(" \r\n<>,") != std::string::npos))
+        errors[f.name] = "error_email_invalid";
+      if (!s.empty() && f.type == T::choice &&
+          std::none_of(f.choices.begin(), f.choices.end(),
+                       [&](const auto& c) { return c.first == s; }))
+        errors[f.name] = "error_choice_invalid";
+    }
+    if (f.required && is_blank(v) && !errors.count(f.name)) errors[f.name] = "error_field_required";
+    current[f.name] = v;
+  }
+  if (!errors.empty()) return errors;
+  errors = n.validate(current, config_);
+  if (!errors.empty()) return errors;
+  return current;
+}
+
+namespace {
+
+// Splits a merged config into (non-secret config, secrets).
+std::pair<json, json> split(const Notifier& n, const json& merged) {
+  json config = json::object(), secrets = json::object();
+  auto specs = n.fields();
+  for (const auto& [k, v] : merged.items()) {
+    auto f = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.name == k; });
+    if (f != specs.end() && f->secret) {
+      if (v.is_string() && !v.get<std::string>().empty()) secrets[k] = v;
+    } else {
+      config[k] = v;
+    }
+  }
+  return {config, secrets};
+}
+
+std::optional<std::string> checked_label(const std::string& label, const Notifier& n,
+                                         ConfigErrors& errors) {
+  std::string l = trim(label);
+  if (l.empty()) l = std::string(n.name());
+  if (l.size() > kMaxLabel) {
+    errors["label"] = "error_field_too_long";
+    return std::nullopt;
+  }
+  return l;
+}
+
+}  // namespace
+
+std::variant<Connection, ConfigErrors> Connections::create(std::int64_t owner,
+                                                           const std::string& plugin,
+                                                           const std::string& label,
+                                                           const json& values, bool enabled) {
+  return create_in(*db_.acquire(), owner, plugin, label, values, enabled);
+}
+
+std::variant<Connection, ConfigErrors> Connections::create_in(store::Conn& conn, std::int64_t owner,
+                                                              const std::string& plugin,
+                                                              const std::string& label,
+                                                              const json& values, bool enabled) {
+  ConfigErrors errors;
+  const Notifier* n = find_notifier(plugin);
+  if (n == nullptr) {
+    errors["plugin"] = "error_notifier_unknown";
+    return errors;
+  }
+  auto l = checked_label(label, *n, errors);
+  auto merged = checked(*n, json::object(), values, "");
+  if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
+  if (!errors.empty()) return errors;
+  auto [config, secrets] = split(*n, std::get<json>(merged));
+  Millis now = clock_.now_ms();
+  auto rows = conn.query(
+      std::string("INSERT INTO connections (owner_id, kind, plugin, label, config,"
+                  " secrets_encrypted, enabled, created_at, updated_at)"
+                  " VALUES (?, 'notifier', ?, ?, ?, ?, ?, ?, ?) RETURNING ") +
+          kColumns,
+      {owner, std::string(n->name()), *l, config.dump(),
+       secrets.empty() ? std::string() : box_.seal(secrets.dump()), enabled ? 1 : 0, now, now});
+  return connection_from(rows[0], box_);
+}
+
+std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
+    std::int64_t owner, std::int64_t id, const std::optional<std::string>& label,
+    const json& values, std::optional<bool> enabled) {
+  auto conn = db_.acquire();
+  return store::with_write(
+      *conn, [&](store::Conn& c) -> std::optional<std::variant<Connection, ConfigErrors>> {
+        auto rows = c.query(
+            std::string("SELECT ") + kColumns + " FROM connections WHERE id = ? AND owner_id = ?",
+            {id, owner});
+        if (rows.empty()) return std::nullopt;
+        Connection current = connection_from(rows[0], box_);
+        ConfigErrors errors;
+        const Notifier* n = find_notifier(current.plugin);
+        if (n == nullptr) {
+          errors["plugin"] = "error_notifier_unknown";
+          return errors;
+        }
+        std::string new_label = current.label;
+        if (label) {
+          auto l = checked_label(*label, *n, errors);
+          if (l) new_label = *l;
+        }
+        json merged_current = current.config;
+        if (std::string sealed = rows[0].text(6); !sealed.empty()) {
+          if (auto plain = box_.open(sealed)) {
+            json s = json::parse(*plain, nullptr, false);
+            if (s.is_object())
+              for (const auto& [k, v] : s.items()) merged_current[k] = v;
+          }
+        }
+        auto merged = checked(*n, merged_current, values, rows[0].text(6));
+        if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
+        if (!errors.empty()) return errors;
+        auto [config, secrets] = split(*n, std::get<json>(merged));
+        bool on = enabled.value_or(current.enabled);
+        auto out = c.query(
+            std::string("UPDATE connections SET label = ?, config = ?, secrets_encrypted = ?,"
+                        " enabled = ?, last_error = CASE WHEN ? = 1 AND enabled = 0 THEN ''"
+                        " ELSE last_error END, updated_at = ? WHERE id = ? RETURNING ") +
+                kColumns,
+            {new_label, config.dump(), secrets.empty() ? std::string() : box_.seal(secrets.dump()),
+             on ? 1 : 0, on ? 1 : 0, clock_.now_ms(), id});
+        return connection_from(out[0], box_);
+      });
+}
+
+bool Connections::remove(std::int64_t owner, std::int64_t id) {
+  return db_.query("DELETE FROM connections WHERE id = ? AND owner_id = ?", {id, owner}).affected >
+         0;
+}
+
+std::optional<json> Connections::full_config(store::Conn& conn, std::int64_t id) {
+  auto rows = conn.query("SELECT config, secrets_encrypted FROM connections WHERE id = ?", {id});
+  if (rows.empty()) return std::nullopt;
+  json config = json::parse(rows[0].text(0), nullptr, false);
+  if (!config.is_object()) config = json::object();
+  if (std::string sealed = rows[0].text(1); !sealed.empty()) {
+    auto plain = box_.open(sealed);
+    if (!plain) return std::nullopt;
+    json secrets = json::parse(*plain, nullptr, false);
+    if (!secrets.is_object()) return std::nullopt;
+    for (const auto& [k, v] : secrets.items()) config[k] = v;
+  }
+  return config;
+}
+
+std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
+                                            const HttpClient& http, const std::string& language) {
+  auto c = get(owner, id);
+  if (!c) return std::nullopt;
+  auto conn = db_.acquire();
+  const Notifier* n = find_notifier(c->plugin);
+  SendResult result;
+  auto config = full_config(*conn, id);
+  if (n == nullptr) {
+    result = {SendResult::Outcome::final, "error_notifier_unknown", std::nullopt, false};
+  } else if (!config) {
+    result = {SendResult::Outcome::final, "error_secrets_unreadable", std::nullopt, false};
+  } else {
+    auto users = conn->query(
+        "SELECT email, language, time_zone FROM users WHERE id = ? AND active = 1", {owner});
+    if (users.empty()) return std::nullopt;
+    Recipient to{owner, users[0].text(0), users[0].text(1), users[0].text(2), true};
+    const Catalogue& words = Catalogue::shared();
+    Notification test;
+    test.event = "test";
+    test.language = language;
+    test.title = words.text(language, "notice_test_title");
+    test.body = words.text(language, "notice_test_body");
+    test.url = absolute_url(config_.public_url, "/profile/connections/" + std::to_string(id));
+    test.occurred_at = clock_.now_ms();
+    SendContext ctx{http, config_, clock_, "test"};
+    try {
+      result = n->send(test, *config, to, ctx);
+    } catch (const std::exception& e) {
+      result = {SendResult::Outcome::failed, e.what(), std::nullopt, false};
+    }
+  }
+  record(*conn, id, result.outcome == SendResult::Outcome::sent, result.message);
+  return result;
+}
+
+void Connections::record(store::Conn& conn, std::int64_t id, bool ok, const std::string& message) {
+  if (ok) {
+    conn.query("UPDATE connections SET last_ok_at = ?, last_error = '' WHERE id = ?",
+               {clock_.now_ms(), id});
+  } else {
+    conn.query(
+        "UPDATE connections SET last_error = ? WHERE id = ?",
+        {message.empty() ? std::string("Failed without saying why.") : message.substr(0, 500), id});
+  }
+}
+
+void Connections::retire(store::Conn& conn, std::int64_t id, const std::string& reason,
+                         bool keep_secrets) {
+  log::warn("notify", "connection retired", {{"connection", id}, {"reason", reason}});
+  conn.query(
+      keep_secrets ? "UPDATE connections SET enabled = 0, last_error = ? WHERE id = ?"
+                   : "UPDATE connections SET enabled = 0, last_error = ?,"
+                     " secrets_encrypted = '' WHERE id = ?",
+      {reason.empty() ? std::string("Failed without saying why.") : reason.substr(0, 500), id});
+}
+
+}  // namespace peto::notify

@@ -1,0 +1,116 @@
+// Notifier: one way of telling a person something (e-mail, a webhook, ntfy…).
+//
+// A person connects a notifier as a Connection (notify/connections.h): the
+// notifier declares the fields that connection holds (fields()), checks them
+// (validate()), and sends one Notification with them (send()). The outbox
+// (notify/outbox.h) calls send() from the scheduler's delivery step and turns
+// the SendResult into the delivery's next state, so a notifier never retries,
+// sleeps or writes to the database itself.
+//
+// Built-ins: email, webhook, ntfy, gotify, telegram (notify/notifiers.h). The
+// in-app inbox is not a notifier: every account has it, and the outbox writes
+// its notices in the announcing transaction.
+//
+// send() may be called from several threads and processes at once; a
+// notifier holds no state between calls. It must not throw for a failure of
+// the other side; an exception escaping send() counts as an ordinary failure.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/config.h"
+#include "notify/http.h"
+#include "notify/notification.h"
+
+namespace peto::notify {
+
+struct FieldSpec {
+  enum class Type { text, url, email, password, integer, boolean, choice, textarea };
+  std::string name;       // config key, [a-z0-9_]
+  std::string label_key;  // catalogue key of the label (locales/*/notifiers.json)
+  std::string help_key;   // catalogue key of a hint, "" for none
+  Type type = Type::text;
+  bool required = true;
+  bool secret = false;  // sealed at rest, never shown back; blank on edit = keep
+  std::string default_value;
+  std::vector<std::pair<std::string, std::string>> choices;  // value, label key
+};
+
+// Who a notification is for: the account, read once per announcement.
+struct Recipient {
+  std::int64_t id = 0;
+  std::string email;
+  std::string language;   // profile language, "" = the default ("en")
+  std::string time_zone;  // IANA name
+  bool active = true;
+};
+
+// What a send needs besides the notification and the connection's config.
+struct SendContext {
+  const HttpClient& http;
+  const Config& config;  // allow_private_destinations, smtp_url, public_url
+  const Clock& clock;
+  std::string delivery_id;  // the outbox row's id ("42"), or "test"
+};
+
+struct SendResult {
+  enum class Outcome {
+    sent,      // delivered (2xx, mail accepted)
+    failed,    // try again later (5xx, 408, 429, timeout, refused connection, DNS)
+    final,     // trying again cannot help (4xx, 301/308, a refused destination)
+    unusable,  // the connection itself is over (token revoked): retire it
+  };
+  Outcome outcome = Outcome::failed;
+  std::string message;                    // a sentence for the person; "" when sent
+  std::optional<int> http_status;         // the answer's status, when there was one
+  bool keep_secrets = false;              // for unusable: retire without wiping the secrets
+  std::string_view outcome_name() const;  // "sent", "failed", "final", "unusable"
+};
+
+// The usual reading of an HTTP exchange for notifiers that POST somewhere:
+// 2xx sent; 301/308 final ("redirected to <Location>; use that address");
+// other 3xx failed (redirects are never followed); 408, 429 and 5xx failed;
+// other 4xx final ("The receiver answered 404"); a refused destination or bad
+// URL final; DNS, connect, timeout, TLS and other errors failed.
+SendResult read_http_answer(const std::variant<HttpResponse, HttpError>& answer);
+
+// Field errors: field name → catalogue key or sentence; "" = the whole form.
+using ConfigErrors = std::map<std::string, std::string>;
+
+class Notifier {
+ public:
+  virtual ~Notifier() = default;
+  virtual std::string_view name() const = 0;  // "webhook", stored on the connection
+  virtual std::string_view label_key() const = 0;
+  virtual std::vector<FieldSpec> fields() const = 0;
+  // Whether `event` is on for a connection that never set event_<name>;
+  // nullopt = the general rule (on, except about_what_you_did events).
+  virtual std::optional<bool> event_default(std::string_view event) const;
+  // Checks a complete config (secrets included, already type-checked against
+  // fields()): e.g. the webhook's URL passes the destination policy's syntax
+  // and its secret has at least 16 characters.
+  virtual ConfigErrors validate(const nlohmann::json& config, const Config& instance) const;
+  // One masked line for the connections list ("https://hooks.example/…").
+  virtual std::string summary(const nlohmann::json& config) const = 0;
+  // Sends `n` with `config` (config and secrets merged) to `to`.
+  virtual SendResult send(const Notification& n, const nlohmann::json& config, const Recipient& to,
+                          const SendContext& ctx) const = 0;
+};
+
+// Whether a connection with `config` wants `event`: its stored "event_<name>"
+// boolean, else the notifier's default.
+bool wants(const nlohmann::json& config, std::string_view event, const Notifier& notifier);
+bool default_for(std::string_view event, const Notifier& notifier);
+
+// Every built-in notifier, in the order the "add" menu shows them.
+const std::vector<const Notifier*>& notifiers();
+const Notifier* find_notifier(std::string_view name);
+
+}  // namespace peto::notify

@@ -1,0 +1,277 @@
+#include "notify/outbox.h"
+
+#include <algorithm>
+
+#include "core/log.h"
+#include "notify/connections.h"
+
+namespace peto::notify {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kRowsPerInsert = 200;
+constexpr Millis kShownKeepMs = 24LL * 3600 * 1000;
+
+std::string cut(const std::string& s, std::size_t n) {
+  if (s.size() <= n) return s;
+  std::size_t end = n;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;  // whole UTF-8
+  return s.substr(0, end);
+}
+
+// "(?, ?, …)" for `n` ids.
+std::string placeholders(std::size_t n) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < n; ++i) s += i ? ", ?" : "?";
+  return s + ")";
+}
+
+// Runs one multi-row INSERT … ON CONFLICT DO NOTHING per kRowsPerInsert rows;
+// returns the rows inserted.
+std::int64_t insert_rows(store::Conn& conn, const std::string& head, const std::string& tail,
+                         std::size_t width, const store::Params& values) {
+  std::int64_t inserted = 0;
+  std::size_t rows = values.size() / width;
+  for (std::size_t start = 0; start < rows; start += kRowsPerInsert) {
+    std::size_t n = std::min(kRowsPerInsert, rows - start);
+    std::string sql = head;
+    std::string one = placeholders(width);
+    for (std::size_t i = 0; i < n; ++i) sql += (i ? ", " : "") + one;
+    sql += tail;
+    store::Params chunk(values.begin() + static_cast<std::ptrdiff_t>(start * width),
+                        values.begin() + static_cast<std::ptrdiff_t>((start + n) * width));
+    inserted += conn.query(sql, chunk).affected;
+  }
+  return inserted;
+}
+
+}  // namespace
+
+Millis retry_delay_ms(int attempts) { return kFirstRetryMs << std::clamp(attempts - 1, 0, 20); }
+
+Outbox::Outbox(const Clock& clock, const Config& config) : clock_(clock), config_(config) {}
+
+std::map<std::int64_t, Recipient> Outbox::recipients(store::Conn& conn,
+                                                     const std::vector<std::int64_t>& owners) {
+  std::map<std::int64_t, Recipient> out;
+  if (owners.empty()) return out;
+  store::Params ids(owners.begin(), owners.end());
+  for (const auto& r :
+       conn.query("SELECT id, email, language, time_zone FROM users WHERE active = 1"
+                  " AND id IN " +
+                      placeholders(ids.size()),
+                  ids))
+    out[r.int_at(0)] = Recipient{r.int_at(0), r.text(1), r.text(2), r.text(3), true};
+  return out;
+}
+
+std::map<std::int64_t, std::vector<Target>> Outbox::targets(
+    store::Conn& conn, const std::vector<std::int64_t>& owners) {
+  std::map<std::int64_t, std::vector<Target>> out;
+  if (owners.empty()) return out;
+  store::Params ids(owners.begin(), owners.end());
+  for (const auto& r : conn.query("SELECT owner_id, id, plugin, config FROM connections"
+                                  " WHERE kind = 'notifier' AND enabled = 1 AND owner_id IN " +
+                                      placeholders(ids.size()) + " ORDER BY id",
+                                  ids)) {
+    json config = json::parse(r.text(3), nullptr, false);
+    out[r.int_at(0)].push_back(
+        Target{r.int_at(1), r.text(2), config.is_object() ? config : json::object()});
+  }
+  return out;
+}
+
+int Outbox::announce(store::Conn& conn, const Recipient& to, const Notification& n,
+                     const std::vector<Target>& targets) const {
+  Millis now = clock_.now_ms();
+  std::string key = bounded_key(n.key);
+  if (!about_what_you_did(n.event) && !key.empty()) {
+    insert_rows(conn,
+                "INSERT INTO inbox_notices (owner_id, event, title, body, url, key, created_at)"
+                " VALUES ",
+                " ON CONFLICT (owner_id, key) DO NOTHING", 7,
+                {to.id, n.event, cut(n.title, 300), cut(n.body, 2000), cut(n.url, 500), key, now});
+  }
+  store::Params rows;
+  std::string body;
+  for (const Target& t : targets) {
+    const Notifier* notifier = find_notifier(t.plugin);
+    if (notifier == nullptr || !wants(t.config, n.event, *notifier)) continue;
+    if (body.empty()) {
+      Notification stored = n;
+      stored.key = key;
+      body = payload(stored);
+    }
+    for (store::Value v :
+         {store::Value(to.id), store::Value(t.connection_id), store::Value(n.event),
+          store::Value(key), store::Value(body), store::Value(now), store::Value(now)})
+      rows.push_back(std::move(v));
+  }
+  if (rows.empty()) return 0;
+  return static_cast<int>(insert_rows(
+      conn,
+      "INSERT INTO deliveries (owner_id, connection_id, event, key, body, next_attempt_at,"
+      " created_at) VALUES ",
+      " ON CONFLICT (connection_id, key) DO NOTHING", 7, rows));
+}
+
+namespace {
+
+struct Claimed {
+  std::int64_t id;
+  Millis lease;  // the next_attempt_at the claim wrote; the outcome is written only on it
+};
+
+// Sends one claimed delivery and writes its outcome. Never throws for a
+// failure of the other side.
+void deliver_one(store::Db& db, Connections& connections, const HttpClient& http,
+                 const Config& config, const Clock& clock, const Claimed& claim,
+                 engine::Counts& counts) {
+  auto conn = db.acquire();
+  auto rows = conn->query(
+      "SELECT d.owner_id, d.connection_id, d.body, d.attempts, c.plugin, u.email, u.language,"
+      " u.time_zone FROM deliveries d JOIN users u ON u.id = d.owner_id"
+      " LEFT JOIN connections c ON c.id = d.connection_id WHERE d.id = ?",
+      {claim.id});
+  if (rows.empty()) return;
+  const auto& row = rows[0];
+  int attempts = static_cast<int>(row.int_at(3)) + 1;
+  std::optional<std::int64_t> connection_id = row.opt_int(1);
+  SendResult result;
+  if (!connection_id) {
+    result = {SendResult::Outcome::final, "The connection is gone or switched off.", std::nullopt,
+              false};
+  } else if (const Notifier* notifier = find_notifier(row.text(4)); notifier == nullptr) {
+    result = {SendResult::Outcome::final, "error_notifier_unknown", std::nullopt, false};
+  } else if (auto full = connections.full_config(*conn, *connection_id); !full) {
+    result = {SendResult::Outcome::final, "error_secrets_unreadable", std::nullopt, false};
+  } else if (auto n = from_payload(row.text(2)); !n) {
+    result = {SendResult::Outcome::final, "The stored notice could not be read.", std::nullopt,
+              false};
+  } else {
+    Recipient to{row.int_at(0), row.text(5), row.text(6), row.text(7), true};
+    SendContext ctx{http, config, clock, std::to_string(claim.id)};
+    try {
+      result = notifier->send(*n, *full, to, ctx);
+    } catch (const std::exception& e) {
+      result = {SendResult::Outcome::failed, e.what(), std::nullopt, false};
+    }
+  }
+
+  using O = SendResult::Outcome;
+  Millis now = clock.now_ms();
+  std::string status;
+  std::optional<Millis> next;
+  if (result.outcome == O::sent) {
+    status = "sent";
+  } else if (result.outcome == O::failed && attempts < kMaxAttempts) {
+    status = "failed";
+    next = now + retry_delay_ms(attempts);
+  } else {
+    status = "given_up";
+  }
+  store::with_write(*conn, [&](store::Conn& c) {
+    auto written = c.query(
+        "UPDATE deliveries SET status = ?, attempts = ?, last_attempt_at = ?, last_status = ?,"
+        " last_error = ?, next_attempt_at = ?, sent_at = ?,"
+        " body = CASE WHEN ? = 'sent' THEN '' ELSE body END"
+        " WHERE id = ? AND next_attempt_at = ?",
+        {status, attempts, now, result.http_status, result.message.substr(0, 500), next,
+         status == "sent" ? std::optional<Millis>(now) : std::nullopt, status, claim.id,
+         claim.lease});
+    if (written.affected == 0 || !connection_id) return;  // another process took it over
+    if (result.outcome == O::unusable) {
+      connections.retire(c, *connection_id, result.message, result.keep_secrets);
+      ++counts["retired"];
+    } else {
+      connections.record(c, *connection_id, result.outcome == O::sent, result.message);
+    }
+  });
+  if (result.outcome != O::sent)
+    log::info("notify", "delivery not sent",
+              {{"delivery", claim.id},
+               {"attempt", attempts},
+               {"outcome", result.outcome_name()},
+               {"error", result.message}});
+  ++counts[status];
+}
+
+}  // namespace
+
+engine::Counts Outbox::deliver_due(store::Db& db, const HttpClient& http,
+                                   const engine::Budget& budget) const {
+  engine::Counts counts;
+  Connections connections(db, clock_, config_);
+  for (;;) {
+    if (budget.spent()) break;
+    Millis now = clock_.now_ms();
+    auto due = db.query(
+        "SELECT d.id, d.next_attempt_at FROM deliveries d JOIN users u ON u.id = d.owner_id"
+        " LEFT JOIN connections c ON c.id = d.connection_id"
+        " WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ? AND u.active = 1"
+        " AND (c.id IS NULL OR c.enabled = 1)"
+        " ORDER BY d.next_attempt_at, d.id LIMIT ?",
+        {now, kDeliveryBatch});
+    if (due.empty()) break;
+    for (const auto& row : due) {
+      if (budget.spent()) break;  // the rest keep their place for the next pass
+      Claimed claim{row.int_at(0), clock_.now_ms() + kSendingLeaseMs};
+      if (claim.lease == row.int_at(1)) ++claim.lease;  // the claim must change the value
+      if (db.query("UPDATE deliveries SET next_attempt_at = ? WHERE id = ?"
+                   " AND next_attempt_at = ? AND status IN ('pending', 'failed')",
+                   {claim.lease, claim.id, row.int_at(1)})
+              .affected == 0)
+        continue;
+      deliver_one(db, connections, http, config_, clock_, claim, counts);
+    }
+    if (due.size() < static_cast<std::size_t>(kDeliveryBatch)) break;
+  }
+  return counts;
+}
+
+std::int64_t Outbox::forget_old(store::Conn& conn) const {
+  Millis now = clock_.now_ms();
+  std::int64_t n = conn.query(
+                           "DELETE FROM deliveries WHERE status IN ('sent', 'given_up')"
+                           " AND created_at < ?",
+                           {now - kDeliveryKeepMs})
+                       .affected;
+  n += conn.query("DELETE FROM inbox_notices WHERE created_at < ?", {now - kInboxKeepMs}).affected;
+  n += conn.query("DELETE FROM inbox_notices WHERE shown_at < ?", {now - kShownKeepMs}).affected;
+  return n;
+}
+
+std::int64_t Outbox::unread(store::Conn& conn, std::int64_t owner) {
+  return conn
+      .query("SELECT COUNT(*) FROM inbox_notices WHERE owner_id = ? AND shown_at IS NULL",
+             {owner})[0]
+      .int_at(0);
+}
+
+std::vector<InboxNotice> Outbox::take_inbox(store::Conn& conn, std::int64_t owner,
+                                            int limit) const {
+  std::vector<InboxNotice> out;
+  store::Params unread;
+  for (const auto& r : conn.query("SELECT id, event, title, body, url, created_at, shown_at"
+                                  " FROM inbox_notices WHERE owner_id = ?"
+                                  " ORDER BY created_at DESC, id DESC LIMIT ?",
+                                  {owner, limit})) {
+    out.push_back(
+        {r.int_at(0), r.text(1), r.text(2), r.text(3), r.text(4), r.int_at(5), !r.is_null(6)});
+    if (r.is_null(6)) unread.push_back(r.int_at(0));
+  }
+  if (!unread.empty()) {
+    store::Params p{clock_.now_ms(), owner};
+    p.insert(p.end(), unread.begin(), unread.end());
+    conn.query(
+        "UPDATE inbox_notices SET shown_at = ? WHERE owner_id = ? AND shown_at IS NULL"
+        " AND id IN " +
+            placeholders(unread.size()),
+        p);
+  }
+  return out;
+}
+
+}  // namespace peto::notify
