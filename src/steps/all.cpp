@@ -1,6 +1,7 @@
 #include "steps/all.h"
 
 #include "media/uploads.h"
+#include "steps/announce.h"
 #include "steps/purge.h"
 #include "steps/scrub.h"
 #include "steps/sweep.h"
@@ -10,7 +11,12 @@ namespace peto::steps {
 
 std::vector<std::unique_ptr<engine::Step>> all() {
   std::vector<std::unique_ptr<engine::Step>> list;
-  // … reminders, quiet, closing, copies, deliveries, syncs (with their issues)
+  list.push_back(std::make_unique<Reminders>());
+  list.push_back(std::make_unique<Quiet>());
+  list.push_back(std::make_unique<Closing>());
+  // … document copies (with their issue)
+  list.push_back(std::make_unique<Deliveries>());
+  // … syncs (with their issue)
   list.push_back(std::make_unique<Upkeep>());
   list.push_back(std::make_unique<Scrub>());
   list.push_back(std::make_unique<Sweep>(media::Uploads::file_columns()));

@@ -2,6 +2,7 @@
 
 #include "capture/kept_pages.h"
 #include "engine/queue.h"
+#include "notify/outbox.h"
 
 namespace peto::steps {
 
@@ -12,6 +13,7 @@ engine::Counts Upkeep::run(engine::PassContext& ctx) {
   c["reaped"] = queue.prune_finished(kKeepFinished);
   c["pages_expired"] = capture::KeptPages(ctx.db, ctx.clock, ctx.config.pages_dir())
                            .expire(ctx.config.capture_page_keep_days);
+  c["notices_forgotten"] = notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire());
   return c;
 }
 

@@ -17,7 +17,8 @@ class WebServer {
  public:
   explicit WebServer(web::Router& router, web::Server::Options options = {}) {
     options.host = "127.0.0.1";
-    options.port = 0;
+    // Any free port, unless the test names one (to come back on the port it had).
+    if (options.port == web::Server::Options{}.port) options.port = 0;
     server_ = std::make_unique<web::Server>(options, router);
     if (Status s = server_->start(); !s) throw std::runtime_error(s.message());
     auto done = std::make_shared<std::promise<void>>();
