@@ -111,5 +111,7 @@ class Api : public std::enable_shared_from_this<Api> {
 void add_api_routes(Router& router, Site& site);
 // /api/v1/captures (api_captures.cpp), added by add_api_routes.
 void add_capture_api(Api& api, Site& site);
+// /api/v1/connections and /api/v1/notices (api_connections.cpp), added by add_api_routes.
+void add_connection_api(Api& api, Site& site);
 
 }  // namespace peto::web

@@ -10,6 +10,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_core_routes(router, with_dashboard);
   add_account_routes(router, site);
   add_token_routes(router, site);
+  add_connection_routes(router, site);
   add_record_routes(router, site);
   add_capture_routes(router, site);
   router.set_error_page(site.error_page());

@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "core/timezone.h"
+#include "notify/outbox.h"
 #include "web/form.h"
 
 namespace peto::web {
@@ -39,6 +40,24 @@ bool same_token(const std::string& a, const std::string& b) {
 std::string sent_csrf(const Request& r) {
   if (const std::string* h = r.header("X-CSRF-Token")) return *h;
   return Form::parse(r).get("csrf");
+}
+
+// The layout's bell: a link to /inbox with the unread count. One indexed
+// COUNT per page; a database without the inbox yet (or one that just failed)
+// shows the bell without a count rather than failing the page.
+nlohmann::json inbox_bell(store::Db& db, const Catalogue& catalogue, const Visitor& v) {
+  std::int64_t unread = 0;
+  try {
+    auto conn = db.acquire();
+    unread = notify::Outbox::unread(*conn, v.account.id);
+  } catch (const store::Error&) {
+    unread = 0;
+  }
+  std::string label = unread == 0   ? catalogue.text(v.language, "inbox_bell_none")
+                      : unread == 1 ? catalogue.text(v.language, "inbox_bell_one")
+                                    : catalogue.fill(v.language, "inbox_bell_other",
+                                                     {{"count", std::to_string(unread)}});
+  return {{"count", std::to_string(unread)}, {"has_unread", unread > 0}, {"label", label}};
 }
 
 void fill_title(nlohmann::json& data, const nlohmann::json& t, const std::string& page) {
@@ -161,6 +180,8 @@ Response Site::render(const Request& r, const Visitor& v, int status, const std:
                    {"current", in_section(r.path, item.href)}});
   }
   data["nav"] = std::move(nav);
+  data["bell"] = inbox_bell(*deps_.db, catalogue_, v);
+  data["bell"]["current"] = r.path == "/inbox";
   fill_title(data, t, page);
   return Response::html(status, templates_.render_page(page, data, shared_for(v.language)));
 }

@@ -52,8 +52,9 @@ inline const std::vector<std::string>& api_kinds() {
   return all;
 }
 
-// How many ids seed() gives: one record of every kind and one capture.
-inline std::size_t seeded_count() { return api_kinds().size() + 1; }
+// How many ids seed() gives: one record of every kind, one capture and one
+// connection.
+inline std::size_t seeded_count() { return api_kinds().size() + 2; }
 
 // True when `r` is an RFC 9457 problem document with this status.
 inline ::testing::AssertionResult is_problem(const ApiReply& r, int status) {
@@ -91,6 +92,7 @@ class ApiTest : public BackendTest {
     deps.db = &db();
     deps.clock = &clock_;
     config_.data_dir = (dir() / "data").string();  // kept pages land in the test's folder
+    config_.secret_key = "api-test-secret-key-of-at-least-32-chars";  // sealed connection secrets
     deps.config = &config_;
     deps.templates_dir = source / "templates";
     deps.locales_dir = source / "locales";
@@ -183,6 +185,12 @@ class ApiTest : public BackendTest {
     if (kind == "notes")
       return {{"body", "Nice team" + suffix}, {"application_id", id("applications")}};
     if (kind == "tags") return {{"name", "remote" + suffix}, {"colour", "blue"}};
+    // A webhook to localhost: a test send is refused by the destination
+    // policy before anything leaves the machine.
+    if (kind == "connections")
+      return {{"plugin", "webhook"},
+              {"label", "Hook" + suffix},
+              {"config", {{"url", "https://localhost/hook"}, {"secret", "0123456789abcdef-seed"}}}};
     if (kind == "captures")
       return {{"url", "https://jobs.example/" + std::to_string(n)}, {"html", "<h1>Engineer</h1>"}};
     ADD_FAILURE() << "no create body for " << kind;
@@ -202,6 +210,11 @@ class ApiTest : public BackendTest {
     ApiReply captured = c.post(std::string(kApi) + "/captures", create_body("captures", ids, n));
     EXPECT_EQ(captured.status, 201) << captured.text;
     if (captured.status == 201) ids["captures"] = captured.body["id"].get<std::int64_t>();
+    // A connection, for the routes under /connections.
+    ApiReply connected =
+        c.post(std::string(kApi) + "/connections", create_body("connections", ids, n));
+    EXPECT_EQ(connected.status, 201) << connected.text;
+    if (connected.status == 201) ids["connections"] = connected.body["id"].get<std::int64_t>();
     return ids;
   }
 

@@ -483,7 +483,8 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     }
     for (const p of ['/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
-      '/companies', '/contacts', '/profile', '/profile/tokens', '/captures', review]) {
+      '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
+      '/profile/connections/new?plugin=webhook', '/inbox', '/captures', review]) {
       if (p) await check(p);
     }
   });

@@ -12,6 +12,7 @@
 #include "domain/applications.h"
 #include "domain/captures.h"
 #include "domain/records.h"
+#include "notify/connections.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
 #include "tests/web/site_fixture.h"
@@ -79,9 +80,17 @@ TEST_F(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
   std::int64_t events = count("application_events");
   // Routes whose {id} is not a record's, with what ana has there.
   domain::ApiTokens tokens(*db_, clock_);
+  auto connection =
+      notify::Connections(*db_, clock_, config_)
+          .create(ana.account().id, "webhook", "Ana's",
+                  {{"url", "https://localhost/hook"}, {"secret", "0123456789abcdef"}});
+  const std::int64_t connection_id = std::get<notify::Connection>(connection).id;
   const std::map<std::string, std::int64_t> not_records = {
       {"/profile/tokens/{id}/revoke",
-       std::get<domain::NewToken>(tokens.create(ana.account().id, "Ana's", {"read"})).token.id}};
+       std::get<domain::NewToken>(tokens.create(ana.account().id, "Ana's", {"read"})).token.id},
+      {"/profile/connections/{id}", connection_id},
+      {"/profile/connections/{id}/test", connection_id},
+      {"/profile/connections/{id}/delete", connection_id}};
 
   int checked = 0;
   for (const Route& route : router_.routes()) {
