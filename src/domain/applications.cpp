@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "notify/announcements.h"
+#include "notify/outbox.h"
+
 namespace peto::domain {
 
 namespace {
@@ -39,6 +42,29 @@ void add_event(store::Conn& conn, std::int64_t application_id, std::int64_t now,
   // Activity on the timeline is what "gone quiet" measures; touching the
   // application keeps updated_since sync clients in step as well.
   conn.query("UPDATE applications SET updated_at = ? WHERE id = ?", {now, application_id});
+}
+
+void announce_what_you_did(store::Conn& conn, std::int64_t now, std::int64_t application_id,
+                           const std::string& event, std::int64_t record_id,
+                           const std::string& from, const std::string& to) {
+  auto rows = conn.query(
+      "SELECT a.owner_id, l.role, c.name FROM applications a JOIN listings l ON l.id = a.listing_id"
+      " JOIN companies c ON c.id = l.company_id WHERE a.id = ?",
+      {application_id});
+  if (rows.empty()) return;
+  notify::Named named{application_id, rows[0].text(1), rows[0].text(2)};
+  const FakeClock at(now);  // the moment of the event, which the caller already read
+  notify::announce_event(
+      conn, at, rows[0].int_at(0), event, [&](const notify::Recipient& r) -> notify::Notification {
+        if (event == "status_changed")
+          return notify::status_changed(r, named, record_id, from, to, now, "");
+        if (event == "interview_scheduled") {
+          auto starts = conn.query("SELECT starts_at FROM interviews WHERE id = ?", {record_id});
+          return notify::interview_scheduled(r, named, record_id,
+                                             starts.empty() ? now : starts[0].int_at(0), "");
+        }
+        return notify::offer_recorded(r, named, record_id, now, "");
+      });
 }
 
 Written Applications::apply(std::int64_t owner, std::int64_t listing_id, const std::string& status,
@@ -118,6 +144,8 @@ Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, st
   conn.query(sql, params);
   add_event(conn, id, now, "status_change", "Status changed", change.note, from, change.to,
             change.end_reason, std::nullopt, change.actor);
+  auto event = conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id});
+  announce_what_you_did(conn, now, id, "status_changed", event[0].int_at(0), from, change.to);
   return *records_.get_in(conn, owner, apps, id);
 }
 

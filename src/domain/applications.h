@@ -50,6 +50,15 @@ void add_event(store::Conn& conn, std::int64_t application_id, std::int64_t now,
                const std::string& end_reason = "", std::optional<std::int64_t> interview_id = {},
                const std::string& actor = "", std::optional<std::int64_t> occurred_at = {});
 
+// What the person did — a status change, an interview booked, an offer
+// recorded — announced to the connections that want it (notify/outbox.h:
+// announce_event; these events are off unless a connection switches them on),
+// on `conn`, inside the caller's transaction. `record_id` is the timeline
+// event for a status change, else the interview or offer.
+void announce_what_you_did(store::Conn& conn, std::int64_t now, std::int64_t application_id,
+                           const std::string& event, std::int64_t record_id,
+                           const std::string& from = "", const std::string& to = "");
+
 class Applications {
  public:
   explicit Applications(Records& records) : records_(records) {}

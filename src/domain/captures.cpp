@@ -5,6 +5,8 @@
 #include <cctype>
 
 #include "capture/posting.h"
+#include "notify/announcements.h"
+#include "notify/outbox.h"
 #include "store/cache.h"
 
 namespace peto::domain {
@@ -236,13 +238,27 @@ bool Captures::fill(std::int64_t owner, std::int64_t id, std::string_view html) 
   auto current = get(owner, id);
   if (!current || (*current)["status"] != "fetching") return false;
   auto [parser, version, data] = parsed(html, (*current)["url"].get<std::string>());
-  return records_.db()
-             .query(
-                 "UPDATE captures SET status = 'pending', parser = ?, parser_version = ?,"
-                 " data = ?, error = NULL, updated_at = ?"
-                 " WHERE id = ? AND owner_id = ? AND status = 'fetching'",
-                 {parser, version, data, records_.clock().now_ms(), id, owner})
-             .affected == 1;
+  return records_.db().write([&](store::Conn& conn) {
+    Millis now = records_.clock().now_ms();
+    if (conn.query("UPDATE captures SET status = 'pending', parser = ?, parser_version = ?,"
+                   " data = ?, error = NULL, updated_at = ?"
+                   " WHERE id = ? AND owner_id = ? AND status = 'fetching'",
+                   {parser, version, data, now, id, owner})
+            .affected != 1)
+      return false;
+    // The page was read in the background: tell the person it is ready to review.
+    auto read = nlohmann::json::parse(data, nullptr, false);
+    auto text = [&](const char* k) {
+      return read.is_object() && read.contains(k) && read[k].is_string()
+                 ? read[k].get<std::string>()
+                 : std::string();
+    };
+    notify::announce_event(
+        conn, records_.clock(), owner, "capture_received", [&](const notify::Recipient& r) {
+          return notify::capture_received(r, id, text("role"), text("company"), now, "");
+        });
+    return true;
+  });
 }
 
 bool Captures::fail(std::int64_t owner, std::int64_t id, const std::string& reason) {

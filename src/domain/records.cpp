@@ -324,9 +324,13 @@ void after_create(store::Conn& conn, const Kind& kind, std::int64_t now, const R
   if (kind.name == "interviews") {
     add_event(conn, r["application_id"].get<std::int64_t>(), now, "interview_scheduled",
               "Interview scheduled", "", "", "", "", r["id"].get<std::int64_t>(), actor);
+    announce_what_you_did(conn, now, r["application_id"].get<std::int64_t>(), "interview_scheduled",
+                          r["id"].get<std::int64_t>());
   } else if (kind.name == "offers") {
     add_event(conn, r["application_id"].get<std::int64_t>(), now, "offer", "Offer recorded", "", "",
               "", "", std::nullopt, actor);
+    announce_what_you_did(conn, now, r["application_id"].get<std::int64_t>(), "offer_recorded",
+                          r["id"].get<std::int64_t>());
   }
 }
 
@@ -495,6 +499,12 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   std::string sql = "UPDATE " + kind.name + " SET updated_at = ?";
   store::Params params{clock_.now_ms()};
   for (auto& [name, value] : cols) {
+    // A reminder moved to another time is announced again at that time (SET
+    // reads the row's old due_at).
+    if (kind.name == "reminders" && name == "due_at") {
+      sql += ", notified_at = CASE WHEN due_at = ? THEN notified_at ELSE NULL END";
+      params.push_back(value);
+    }
     sql += ", " + name + " = ?";
     params.push_back(std::move(value));
   }

@@ -117,6 +117,24 @@ int Outbox::announce(store::Conn& conn, const Recipient& to, const Notification&
       " ON CONFLICT (connection_id, key) DO NOTHING", 7, rows));
 }
 
+int announce_event(store::Conn& conn, const Clock& clock, std::int64_t owner,
+                   std::string_view event,
+                   const std::function<Notification(const Recipient&)>& build) {
+  auto targets = Outbox::targets(conn, {owner});
+  auto& mine = targets[owner];
+  bool wanted = !about_what_you_did(event);  // the inbox takes the rest
+  for (const Target& t : mine) {
+    const Notifier* n = find_notifier(t.plugin);
+    wanted = wanted || (n != nullptr && wants(t.config, event, *n));
+  }
+  if (!wanted) return 0;
+  auto recipients = Outbox::recipients(conn, {owner});
+  auto to = recipients.find(owner);
+  if (to == recipients.end()) return 0;  // an inactive account is told nothing
+  static const Config no_config;         // announce() needs none
+  return Outbox(clock, no_config).announce(conn, to->second, build(to->second), mine);
+}
+
 namespace {
 
 struct Claimed {
@@ -153,6 +171,8 @@ void deliver_one(store::Db& db, Connections& connections, const HttpClient& http
   } else {
     Recipient to{row.int_at(0), row.text(5), row.text(6), row.text(7), true};
     SendContext ctx{http, config, clock, std::to_string(claim.id)};
+    // Events announced outside the scheduler keep their links as paths.
+    if (n->url.rfind('/', 0) == 0) n->url = absolute_url(config.public_url, n->url);
     try {
       result = notifier->send(*n, *full, to, ctx);
     } catch (const std::exception& e) {

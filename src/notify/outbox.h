@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -70,6 +71,16 @@ struct InboxNotice {
   Millis created_at = 0;
   bool shown = false;
 };
+
+// For an event outside the scheduler (a status the person changed, an
+// interview they booked, a page captured for them): in the caller's
+// transaction, reads the owner's connections and, only if the inbox or one of
+// them wants `event`, the owner's profile, then announces what `build`
+// makes for them. Returns the deliveries written. Links stay paths here; the
+// delivery step puts PETO_PUBLIC_URL in front.
+int announce_event(store::Conn& conn, const Clock& clock, std::int64_t owner,
+                   std::string_view event,
+                   const std::function<Notification(const Recipient&)>& build);
 
 class Outbox {
  public:

@@ -2,6 +2,8 @@
 // what each answer of a receiver does to a delivery; and #1120's query count.
 #include <set>
 
+#include "domain/applications.h"
+#include "domain/records.h"
 #include "notify/connections.h"
 #include "notify/notifiers.h"
 #include "notify/outbox.h"
@@ -404,6 +406,56 @@ TEST_P(AnnounceTest, OldDeliveriesAndNoticesAreForgotten) {
   EXPECT_EQ(outbox.forget_old(*db().acquire()), 1) << "a notice shown a day ago";
   clock_.advance(std::chrono::hours(24 * 7));
   EXPECT_EQ(outbox.forget_old(*db().acquire()), 1) << "a delivery sent a week ago";
+}
+
+// What the person did is news only to the connections that switched it on;
+// the inbox never repeats it to them.
+TEST_P(AnnounceTest, WhatThePersonDidGoesOnlyToConnectionsThatWantIt) {
+  auto ada = account("ada@example.com");
+  auto hook = webhook(ada, "http://127.0.0.1:9/hook");  // webhooks want these by default
+  auto quiet = webhook(ada, "http://127.0.0.1:9/other", {{"event_status_changed", false}});
+  auto app = application(ada, listing(ada, company(ada, "Acme"), "Engineer"), "applied", now());
+  domain::Records records(db(), clock_);
+  domain::Applications applications(records);
+  domain::StatusChange change;
+  change.to = "screening";
+  ASSERT_TRUE(std::holds_alternative<domain::Record>(applications.change_status(ada, app, change)));
+  domain::Input interview;
+  interview.from_form = false;
+  interview.values = {{"application_id", app}, {"kind", "video"}, {"starts_at", now() + kDay}};
+  ASSERT_TRUE(std::holds_alternative<domain::Record>(
+      records.create(ada, domain::kind("interviews"), interview)));
+
+  auto events_of = [&](std::int64_t connection) {
+    std::set<std::string> out;
+    for (const auto& r :
+         db().query("SELECT event FROM deliveries WHERE connection_id = ?", {connection}))
+      out.insert(r.text(0));
+    return out;
+  };
+  EXPECT_EQ(events_of(hook), (std::set<std::string>{"status_changed", "interview_scheduled"}));
+  EXPECT_EQ(events_of(quiet), (std::set<std::string>{"interview_scheduled"}));
+  EXPECT_EQ(count("SELECT COUNT(*) FROM inbox_notices"), 0);
+  auto body = db().query("SELECT body FROM deliveries WHERE event = 'status_changed'")[0].text(0);
+  EXPECT_NE(body.find("Engineer at Acme: Screening"), std::string::npos) << body;
+}
+
+TEST_P(AnnounceTest, AReminderMovedToAnotherTimeIsAnnouncedAgain) {
+  auto ada = account("ada@example.com");
+  auto id = reminder(ada, "Follow up", now());
+  steps::Reminders reminders;
+  EXPECT_EQ(run(reminders)["announced"], 1);
+  domain::Records records(db(), clock_);
+  domain::Input moved;
+  moved.from_form = false;
+  moved.partial = true;
+  moved.values = {{"due_at", now() + kDay}};
+  ASSERT_TRUE(std::holds_alternative<domain::Record>(
+      records.update(ada, domain::kind("reminders"), id, moved)));
+  EXPECT_TRUE(run(reminders).empty()) << "not before its new time";
+  clock_.advance(std::chrono::hours(24));
+  EXPECT_EQ(run(reminders)["announced"], 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM inbox_notices"), 2) << "two times, two keys";
 }
 
 PETO_BOTH_BACKENDS(AnnounceTest);

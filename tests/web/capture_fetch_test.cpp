@@ -97,6 +97,13 @@ TEST_F(CaptureFetchTest, ThePageIsReadForReviewAndKept) {
   EXPECT_EQ(c["data"]["role"], "Site Reliability Engineer");
   EXPECT_EQ(c["data"]["company"], "Vltava Cloud");
   EXPECT_EQ(c["parser"], "json-ld");
+  // Read in the background, so the person is told it is ready.
+  auto notice =
+      db_->query("SELECT event, title, url FROM inbox_notices WHERE owner_id = ?", {owner_});
+  ASSERT_EQ(notice.size(), 1u);
+  EXPECT_EQ(notice[0].text(0), "capture_received");
+  EXPECT_EQ(notice[0].text(1), "Page captured: Site Reliability Engineer at Vltava Cloud");
+  EXPECT_EQ(notice[0].text(2), "/captures/" + std::to_string(c["id"].get<std::int64_t>()));
 }
 
 TEST_F(CaptureFetchTest, RobotsTxtIsHonouredUnlessSwitchedOff) {
