@@ -85,36 +85,47 @@ std::map<std::int64_t, std::vector<Target>> Outbox::targets(
 
 int Outbox::announce(store::Conn& conn, const Recipient& to, const Notification& n,
                      const std::vector<Target>& targets) const {
+  return announce_all(conn, {Announcement{&to, n, &targets}});
+}
+
+int Outbox::announce_all(store::Conn& conn, const std::vector<Announcement>& all) const {
   Millis now = clock_.now_ms();
-  std::string key = bounded_key(n.key);
-  if (!about_what_you_did(n.event) && !key.empty()) {
+  store::Params notices, deliveries;
+  for (const Announcement& a : all) {
+    const Notification& n = a.notification;
+    std::string key = bounded_key(n.key);
+    if (!about_what_you_did(n.event) && !key.empty()) {
+      for (store::Value v : {store::Value(a.to->id), store::Value(n.event),
+                             store::Value(cut(n.title, 300)), store::Value(cut(n.body, 2000)),
+                             store::Value(cut(n.url, 500)), store::Value(key), store::Value(now)})
+        notices.push_back(std::move(v));
+    }
+    std::string body;
+    for (const Target& t : *a.targets) {
+      const Notifier* notifier = find_notifier(t.plugin);
+      if (notifier == nullptr || !wants(t.config, n.event, *notifier)) continue;
+      if (body.empty()) {
+        Notification stored = n;
+        stored.key = key;
+        body = payload(stored);
+      }
+      for (store::Value v :
+           {store::Value(a.to->id), store::Value(t.connection_id), store::Value(n.event),
+            store::Value(key), store::Value(body), store::Value(now), store::Value(now)})
+        deliveries.push_back(std::move(v));
+    }
+  }
+  if (!notices.empty())
     insert_rows(conn,
                 "INSERT INTO inbox_notices (owner_id, event, title, body, url, key, created_at)"
                 " VALUES ",
-                " ON CONFLICT (owner_id, key) DO NOTHING", 7,
-                {to.id, n.event, cut(n.title, 300), cut(n.body, 2000), cut(n.url, 500), key, now});
-  }
-  store::Params rows;
-  std::string body;
-  for (const Target& t : targets) {
-    const Notifier* notifier = find_notifier(t.plugin);
-    if (notifier == nullptr || !wants(t.config, n.event, *notifier)) continue;
-    if (body.empty()) {
-      Notification stored = n;
-      stored.key = key;
-      body = payload(stored);
-    }
-    for (store::Value v :
-         {store::Value(to.id), store::Value(t.connection_id), store::Value(n.event),
-          store::Value(key), store::Value(body), store::Value(now), store::Value(now)})
-      rows.push_back(std::move(v));
-  }
-  if (rows.empty()) return 0;
+                " ON CONFLICT (owner_id, key) DO NOTHING", 7, notices);
+  if (deliveries.empty()) return 0;
   return static_cast<int>(insert_rows(
       conn,
       "INSERT INTO deliveries (owner_id, connection_id, event, key, body, next_attempt_at,"
       " created_at) VALUES ",
-      " ON CONFLICT (connection_id, key) DO NOTHING", 7, rows));
+      " ON CONFLICT (connection_id, key) DO NOTHING", 7, deliveries));
 }
 
 int announce_event(store::Conn& conn, const Clock& clock, std::int64_t owner,

@@ -98,6 +98,15 @@ class Outbox {
   int announce(store::Conn& conn, const Recipient& to, const Notification& n,
                const std::vector<Target>& targets) const;
 
+  struct Announcement {
+    const Recipient* to = nullptr;
+    Notification notification;
+    const std::vector<Target>* targets = nullptr;
+  };
+  // announce() for many at once, in a few multi-row statements (an
+  // announcer's batch of reminders).
+  int announce_all(store::Conn& conn, const std::vector<Announcement>& all) const;
+
   // One run of the delivery step: batches until nothing is due or `budget`
   // is spent. Counts: sent, failed (will retry), given_up, retired.
   engine::Counts deliver_due(store::Db& db, const HttpClient& http,

@@ -75,7 +75,7 @@ engine::Counts Reminders::run(engine::PassContext& ctx) {
     store::Params ids{now};
     std::vector<std::int64_t> owners;
     for (const auto& r : due) {
-      ids.push_back(r.int_at(0));
+      ids.emplace_back(r.int_at(0));
       owners.push_back(r.int_at(1));
     }
     std::int64_t announced = store::with_write(*conn, [&](store::Conn& c) {
@@ -90,19 +90,20 @@ engine::Counts Reminders::run(engine::PassContext& ctx) {
       if (claimed.empty()) return std::int64_t{0};
       auto recipients = Outbox::recipients(c, owners);
       auto targets = Outbox::targets(c, owners);
-      std::int64_t n = 0;
+      std::vector<Outbox::Announcement> batch;
       for (const auto& r : due) {
         if (!claimed.count(r.int_at(0))) continue;
         auto to = recipients.find(r.int_at(1));
         if (to == recipients.end()) continue;  // deactivated since the read: stamped, not told
         std::optional<notify::Named> application;
         if (!r.is_null(4)) application = notify::Named{r.int_at(4), r.text(5), r.text(6)};
-        auto note = notify::reminder_due(to->second, r.int_at(0), r.text(2), r.int_at(3),
-                                         application, ctx.config.public_url);
-        outbox.announce(c, to->second, note, targets[r.int_at(1)]);
-        ++n;
+        batch.push_back({&to->second,
+                         notify::reminder_due(to->second, r.int_at(0), r.text(2), r.int_at(3),
+                                              application, ctx.config.public_url),
+                         &targets[r.int_at(1)]});
       }
-      return n;
+      outbox.announce_all(c, batch);
+      return static_cast<std::int64_t>(batch.size());
     });
     counts["announced"] += announced;
     if (due.size() < static_cast<std::size_t>(kPerTransaction)) break;
@@ -139,7 +140,7 @@ engine::Counts Quiet::run(engine::PassContext& ctx) {
           {to.id, cutoff});
       if (fresh.empty()) continue;
       store::Params params{now};
-      for (const auto& r : fresh) params.push_back(r.int_at(0));
+      for (const auto& r : fresh) params.emplace_back(r.int_at(0));
       std::int64_t told = store::with_write(*conn, [&](store::Conn& c) {
         // Claimed only if still unannounced in this silence: a second
         // scheduler's claim finds quiet_announced_at >= the last activity.
@@ -205,7 +206,7 @@ engine::Counts Closing::run(engine::PassContext& ctx) {
           {to.id, today, horizon});
       if (soon.empty()) continue;
       store::Params params;
-      for (const auto& r : soon) params.push_back(r.int_at(0));
+      for (const auto& r : soon) params.emplace_back(r.int_at(0));
       std::int64_t told = store::with_write(*conn, [&](store::Conn& c) {
         auto claimed_rows =
             c.query("UPDATE listings SET closing_announced_for = closes_on WHERE id IN " +
