@@ -1,6 +1,9 @@
 #include "notify/outbox.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 
 #include "core/log.h"
 #include "notify/connections.h"
@@ -246,17 +249,39 @@ engine::Counts Outbox::deliver_due(store::Db& db, const HttpClient& http,
         " ORDER BY d.next_attempt_at, d.id LIMIT ?",
         {now, kDeliveryBatch});
     if (due.empty()) break;
-    for (const auto& row : due) {
-      if (budget.spent()) break;  // the rest keep their place for the next pass
-      Claimed claim{row.int_at(0), clock_.now_ms() + kSendingLeaseMs};
-      if (claim.lease == row.int_at(1)) ++claim.lease;  // the claim must change the value
-      if (db.query("UPDATE deliveries SET next_attempt_at = ? WHERE id = ?"
-                   " AND next_attempt_at = ? AND status IN ('pending', 'failed')",
-                   {claim.lease, claim.id, row.int_at(1)})
-              .affected == 0)
-        continue;
-      deliver_one(db, connections, http, config_, clock_, claim, counts);
-    }
+    // kSendThreads senders share the batch: a slow receiver holds one of
+    // them, not the whole step. Each row is claimed by the sender that takes
+    // it; rows not started once the budget is spent are never claimed and
+    // keep their place for the next pass.
+    std::atomic<std::size_t> next{0};
+    std::mutex merge;
+    auto sender = [&] {
+      engine::Counts mine;
+      for (std::size_t i; (i = next++) < due.size() && !budget.spent();) {
+        const auto& row = due[i];
+        Claimed claim{row.int_at(0), clock_.now_ms() + kSendingLeaseMs};
+        if (claim.lease == row.int_at(1)) ++claim.lease;  // the claim must change the value
+        try {
+          if (db.query("UPDATE deliveries SET next_attempt_at = ? WHERE id = ?"
+                       " AND next_attempt_at = ? AND status IN ('pending', 'failed')",
+                       {claim.lease, claim.id, row.int_at(1)})
+                  .affected == 0)
+            continue;
+          deliver_one(db, connections, http, config_, clock_, claim, mine);
+        } catch (const std::exception& e) {
+          // The database failed under this row: its lease brings it back.
+          log::error("notify", "delivery failed", {{"delivery", claim.id}, {"error", e.what()}});
+          ++mine["errors"];
+        }
+      }
+      std::lock_guard lock(merge);
+      for (const auto& [k, v] : mine) counts[k] += v;
+    };
+    std::vector<std::thread> helpers;
+    for (std::size_t t = 1; t < std::min<std::size_t>(kSendThreads, due.size()); ++t)
+      helpers.emplace_back(sender);
+    sender();
+    for (auto& h : helpers) h.join();
     if (due.size() < static_cast<std::size_t>(kDeliveryBatch)) break;
   }
   return counts;

@@ -17,8 +17,8 @@
 //
 // Delivering (the scheduler's delivery step, deliver_due()): rows that are
 // pending or failed, due, with an enabled connection (or none) and an active
-// owner, in batches of 50 ordered by (next_attempt_at, id). Each row is
-// claimed with a conditional UPDATE that moves next_attempt_at 15 minutes on
+// owner, in batches of 50 ordered by (next_attempt_at, id), sent by 4
+// senders at once. Each row is claimed with a conditional UPDATE that moves next_attempt_at 15 minutes on
 // (the lease: a crash mid-send brings it back then), then sent through its
 // notifier. The SendResult decides:
 //   sent     → status sent, sent_at, body cleared; the connection's last_ok_at;
@@ -49,6 +49,7 @@
 namespace peto::notify {
 
 inline constexpr int kDeliveryBatch = 50;
+inline constexpr std::size_t kSendThreads = 4;  // senders at once (the Db pool's default size)
 inline constexpr int kMaxAttempts = 8;
 inline constexpr Millis kFirstRetryMs = 5 * 60 * 1000;
 inline constexpr Millis kSendingLeaseMs = 15 * 60 * 1000;
