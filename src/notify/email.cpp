@@ -21,6 +21,7 @@
 #include "notify/builtin.h"
 #include "notify/destination.h"
 #include "notify/notifiers.h"
+#include "notify/pinned_socket.h"
 
 namespace peto::notify {
 namespace {
@@ -202,50 +203,6 @@ std::optional<MailServer> parse_server(const std::string& smtp_url) {
   return s;
 }
 
-struct Pin {
-  sockaddr_storage addr{};
-  bool refused = false;  // curl tried another address
-};
-
-bool make_sockaddr(const std::string& ip, int port, sockaddr_storage* out) {
-  std::memset(out, 0, sizeof(*out));
-  auto* a4 = reinterpret_cast<sockaddr_in*>(out);
-  if (inet_pton(AF_INET, ip.c_str(), &a4->sin_addr) == 1) {
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons(static_cast<std::uint16_t>(port));
-    return true;
-  }
-  auto* a6 = reinterpret_cast<sockaddr_in6*>(out);
-  if (inet_pton(AF_INET6, ip.c_str(), &a6->sin6_addr) == 1) {
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons(static_cast<std::uint16_t>(port));
-    return true;
-  }
-  return false;
-}
-
-bool same_endpoint(const sockaddr_storage& want, const sockaddr* got) {
-  if (got->sa_family != want.ss_family) return false;
-  if (got->sa_family == AF_INET) {
-    auto* w = reinterpret_cast<const sockaddr_in*>(&want);
-    auto* g = reinterpret_cast<const sockaddr_in*>(got);
-    return w->sin_port == g->sin_port && w->sin_addr.s_addr == g->sin_addr.s_addr;
-  }
-  auto* w = reinterpret_cast<const sockaddr_in6*>(&want);
-  auto* g = reinterpret_cast<const sockaddr_in6*>(got);
-  return w->sin6_port == g->sin6_port &&
-         std::memcmp(&w->sin6_addr, &g->sin6_addr, sizeof(in6_addr)) == 0;
-}
-
-curl_socket_t open_socket(void* clientp, curlsocktype, curl_sockaddr* address) {
-  auto* pin = static_cast<Pin*>(clientp);
-  if (!same_endpoint(pin->addr, &address->addr)) {
-    pin->refused = true;
-    return CURL_SOCKET_BAD;
-  }
-  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-}
-
 struct Reader {
   std::string_view left;
 };
@@ -294,8 +251,8 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
   if (!h) throw std::bad_alloc();
   CURL* c = h.get();
 
-  Pin pin;
-  if (!make_sockaddr(ip, server.port, &pin.addr))
+  PinnedSocket pin;
+  if (!pin.set(ip, server.port))
     return outcome(SendResult::Outcome::final, "'" + ip + "' is not an address to connect to.");
   std::unique_ptr<curl_slist, CurlFree> resolve;
   if (!server.is_ip) {
@@ -319,8 +276,7 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, kTimeoutMs);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
   if (resolve) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve.get());
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &open_socket);
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &pin);
+  pin.install(c);
   // smtp://: STARTTLS whenever the server offers it; smtps:// is TLS from the
   // start.
   curl_easy_setopt(c, CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_TRY));

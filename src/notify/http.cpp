@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "notify/destination.h"
+#include "notify/pinned_socket.h"
 
 namespace peto::notify {
 namespace {
@@ -157,54 +158,6 @@ std::variant<std::string, HttpError> approve(const Target& t, const Resolver& re
   return addresses.front();
 }
 
-// The address curl is allowed to open a socket to, as a sockaddr.
-struct Expected {
-  sockaddr_storage addr{};
-  bool refused = false;  // curl tried another address: set by the socket callback
-};
-
-bool make_sockaddr(const std::string& ip, int port, sockaddr_storage* out) {
-  std::memset(out, 0, sizeof(*out));
-  auto* a4 = reinterpret_cast<sockaddr_in*>(out);
-  if (inet_pton(AF_INET, ip.c_str(), &a4->sin_addr) == 1) {
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons(static_cast<std::uint16_t>(port));
-    return true;
-  }
-  auto* a6 = reinterpret_cast<sockaddr_in6*>(out);
-  if (inet_pton(AF_INET6, ip.c_str(), &a6->sin6_addr) == 1) {
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons(static_cast<std::uint16_t>(port));
-    return true;
-  }
-  return false;
-}
-
-bool same_endpoint(const sockaddr_storage& want, const sockaddr* got) {
-  if (got->sa_family != want.ss_family) return false;
-  if (got->sa_family == AF_INET) {
-    auto* w = reinterpret_cast<const sockaddr_in*>(&want);
-    auto* g = reinterpret_cast<const sockaddr_in*>(got);
-    return w->sin_port == g->sin_port && w->sin_addr.s_addr == g->sin_addr.s_addr;
-  }
-  if (got->sa_family == AF_INET6) {
-    auto* w = reinterpret_cast<const sockaddr_in6*>(&want);
-    auto* g = reinterpret_cast<const sockaddr_in6*>(got);
-    return w->sin6_port == g->sin6_port &&
-           std::memcmp(&w->sin6_addr, &g->sin6_addr, sizeof(in6_addr)) == 0;
-  }
-  return false;
-}
-
-curl_socket_t open_socket(void* clientp, curlsocktype, curl_sockaddr* address) {
-  auto* expected = static_cast<Expected*>(clientp);
-  if (!same_endpoint(expected->addr, &address->addr)) {
-    expected->refused = true;
-    return CURL_SOCKET_BAD;
-  }
-  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-}
-
 // What one exchange collects while curl runs.
 struct Sink {
   std::size_t max_bytes = 0;
@@ -327,8 +280,8 @@ Answer run_exchange(const Exchange& x) {
                              std::to_string(connect_port));
     }
   }
-  Expected expected;
-  if (!make_sockaddr(connect_ip, connect_port, &expected.addr))
+  PinnedSocket expected;
+  if (!expected.set(connect_ip, connect_port))
     return fail(HttpError::Kind::other, "'" + connect_ip + "' is not an address to connect to.");
 
   // The pin: curl finds the host's address here and never asks DNS.
@@ -363,8 +316,7 @@ Answer run_exchange(const Exchange& x) {
                    std::min<long>(left_ms, static_cast<long>(kMaxConnectTime.count())));
   if (resolve) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve.get());
   if (connect_to) curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to.get());
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &open_socket);
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &expected);
+  expected.install(c);
   curl_easy_setopt(c, CURLOPT_USERAGENT, x.request.user_agent.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &write_body);

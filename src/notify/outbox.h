@@ -18,9 +18,9 @@
 // Delivering (the scheduler's delivery step, deliver_due()): rows that are
 // pending or failed, due, with an enabled connection (or none) and an active
 // owner, in batches of 50 ordered by (next_attempt_at, id), sent by 4
-// senders at once. Each row is claimed with a conditional UPDATE that moves next_attempt_at 15 minutes on
-// (the lease: a crash mid-send brings it back then), then sent through its
-// notifier. The SendResult decides:
+// senders at once. Each row is claimed with a conditional UPDATE that moves next_attempt_at 15
+// minutes on (the lease: a crash mid-send brings it back then), then sent through its notifier. The
+// SendResult decides:
 //   sent     → status sent, sent_at, body cleared; the connection's last_ok_at;
 //   failed   → attempt n of 8: again at now + 5 min × 2^(n−1); the 8th gives up;
 //   final    → given_up;
