@@ -573,6 +573,45 @@ TEST_F(NotifierTest, WebhookToLoopbackIsRefusedWithoutAllowPrivate) {
   EXPECT_TRUE(seen().empty());
 }
 
+// The list and more: every form of a private or local address, as a
+// webhook's host, is refused before anything is sent (nothing leaves this
+// machine: each is refused before a connection is tried).
+TEST_F(NotifierTest, WebhookRefusesEveryFormOfAPrivateAddress) {
+  config_.allow_private_destinations = false;
+  const std::string port = ":" + std::to_string(server_->port());
+  const std::vector<std::string> hosts = {"127.0.0.1",
+                                          "127.1",
+                                          "127.0.0.2",
+                                          "0x7f000001",
+                                          "2130706433",
+                                          "0177.0.0.1",
+                                          "[::1]",
+                                          "[::ffff:127.0.0.1]",
+                                          "[::ffff:7f00:1]",
+                                          "[64:ff9b::7f00:1]",
+                                          "[2002:7f00:1::1]",
+                                          "10.0.0.1",
+                                          "172.16.0.1",
+                                          "192.168.1.1",
+                                          "169.254.169.254",
+                                          "100.64.0.1",
+                                          "[fc00::1]",
+                                          "[fd12:3456::1]",
+                                          "[fe80::1]",
+                                          "0.0.0.0",
+                                          "[::]",
+                                          "224.0.0.1",
+                                          "255.255.255.255",
+                                          "localhost"};
+  for (const auto& host : hosts) {
+    SendResult r =
+        send(webhook_notifier(), {{"url", "http://" + host + port + "/hook"}, {"secret", kSecret}});
+    EXPECT_EQ(r.outcome, Outcome::final) << host << ": " << r.message;
+  }
+  EXPECT_GE(hosts.size(), 20u);
+  EXPECT_TRUE(seen().empty()) << "nothing reached the receiver";
+}
+
 TEST(NotifierWebhookValidate, ChecksTheAddressAndTheSecret) {
   const Notifier& hook = webhook_notifier();
   Config strict;
