@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "capture/posting_internal.h"
+#include "core/utf8.h"
 
 namespace peto::capture::detail {
 namespace {
@@ -240,9 +241,7 @@ std::string clean_description(std::string_view s) {
     out += line;
     if (out.size() > kMaxDescription * 4) break;
   }
-  std::size_t count = 0;
-  for (unsigned char c : out) count += (c & 0xC0) != 0x80;
-  if (count > kMaxDescription) cut_with_ellipsis(out, kMaxDescription);
+  if (utf8_length(out) > kMaxDescription) cut_with_ellipsis(out, kMaxDescription);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/token.h"
+#include "core/utf8.h"
 
 namespace peto::domain {
 
@@ -25,11 +26,7 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-std::size_t char_count(std::string_view s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+std::size_t char_count(std::string_view s) { return utf8_length(s); }
 
 ApiToken token_from(const store::Row& r) {
   ApiToken t;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/utf8.h"
 #include "notify/announcements.h"
 #include "notify/outbox.h"
 
@@ -162,8 +163,7 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add_in(store::Co
   FieldErrors errors;
   if (!one_of(event_kinds(), event.kind) || is_system_event(event.kind))
     errors.add("kind", "error_choice");
-  std::size_t chars = 0;
-  for (unsigned char c : event.summary) chars += (c & 0xC0) != 0x80;
+  std::size_t chars = utf8_length(event.summary);
   if (event.summary.find_first_not_of(" \t\r\n") == std::string::npos)
     errors.add("summary", "error_required");
   else if (chars > 250)

@@ -12,6 +12,7 @@
 
 #include "core/timezone.h"
 #include "core/token.h"
+#include "core/utf8.h"
 #include "domain/applications.h"
 
 namespace peto::domain {
@@ -29,11 +30,7 @@ std::string trim(std::string_view s) {
 }
 
 // Characters, not bytes (the input is UTF-8).
-std::size_t char_count(std::string_view s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+std::size_t char_count(std::string_view s) { return utf8_length(s); }
 
 std::optional<std::int64_t> to_int(std::string_view s) {
   std::int64_t v = 0;

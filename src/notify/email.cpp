@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/utf8.h"
 #include "notify/builtin.h"
 #include "notify/destination.h"
 #include "notify/notifiers.h"
@@ -69,8 +70,7 @@ std::string encoded_words(std::string_view text) {
   constexpr std::size_t kChunk = 39;  // 52 base64 characters: "Subject: " + a word < 78
   std::string out;
   while (!text.empty()) {
-    std::size_t n = std::min(kChunk, text.size());
-    while (n < text.size() && n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    std::size_t n = utf8_prefix(text, kChunk);
     if (n == 0) n = std::min(kChunk, text.size());  // not UTF-8: cut anywhere
     if (!out.empty()) out += "\r\n ";
     out += "=?UTF-8?B?" + base64(text.substr(0, n)) + "?=";

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "core/utf8.h"
 #include "notify/connections.h"
 
 namespace peto::notify {
@@ -17,19 +18,7 @@ using nlohmann::json;
 constexpr std::size_t kRowsPerInsert = 200;
 constexpr Millis kShownKeepMs = 24LL * 3600 * 1000;
 
-std::string cut(const std::string& s, std::size_t n) {
-  if (s.size() <= n) return s;
-  std::size_t end = n;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;  // whole UTF-8
-  return s.substr(0, end);
-}
-
-// "(?, ?, …)" for `n` ids.
-std::string placeholders(std::size_t n) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < n; ++i) s += i ? ", ?" : "?";
-  return s + ")";
-}
+std::string cut(const std::string& s, std::size_t n) { return s.substr(0, utf8_prefix(s, n)); }
 
 // Runs one multi-row INSERT … ON CONFLICT DO NOTHING per kRowsPerInsert rows;
 // returns the rows inserted.
@@ -40,7 +29,7 @@ std::int64_t insert_rows(store::Conn& conn, const std::string& head, const std::
   for (std::size_t start = 0; start < rows; start += kRowsPerInsert) {
     std::size_t n = std::min(kRowsPerInsert, rows - start);
     std::string sql = head;
-    std::string one = placeholders(width);
+    std::string one = store::placeholders(width);
     for (std::size_t i = 0; i < n; ++i) sql += (i ? ", " : "") + one;
     sql += tail;
     store::Params chunk(values.begin() + static_cast<std::ptrdiff_t>(start * width),
@@ -64,7 +53,7 @@ std::map<std::int64_t, Recipient> Outbox::recipients(store::Conn& conn,
   for (const auto& r :
        conn.query("SELECT id, email, language, time_zone FROM users WHERE active = 1"
                   " AND id IN " +
-                      placeholders(ids.size()),
+                      store::placeholders(ids.size()),
                   ids))
     out[r.int_at(0)] = Recipient{r.int_at(0), r.text(1), r.text(2), r.text(3), true};
   return out;
@@ -77,7 +66,7 @@ std::map<std::int64_t, std::vector<Target>> Outbox::targets(
   store::Params ids(owners.begin(), owners.end());
   for (const auto& r : conn.query("SELECT owner_id, id, plugin, config FROM connections"
                                   " WHERE kind = 'notifier' AND enabled = 1 AND owner_id IN " +
-                                      placeholders(ids.size()) + " ORDER BY id",
+                                      store::placeholders(ids.size()) + " ORDER BY id",
                                   ids)) {
     json config = json::parse(r.text(3), nullptr, false);
     out[r.int_at(0)].push_back(
@@ -324,7 +313,7 @@ std::vector<InboxNotice> Outbox::take_inbox(store::Conn& conn, std::int64_t owne
     conn.query(
         "UPDATE inbox_notices SET shown_at = ? WHERE owner_id = ? AND shown_at IS NULL"
         " AND id IN " +
-            placeholders(unread.size()),
+            store::placeholders(unread.size()),
         p);
   }
   return out;

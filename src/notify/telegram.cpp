@@ -3,6 +3,7 @@
 // into a message or a log, and any text that could echo it is scrubbed.
 #include <regex>
 
+#include "core/utf8.h"
 #include "notify/builtin.h"
 #include "notify/notifiers.h"
 
@@ -32,9 +33,7 @@ std::string scrub(std::string text, const std::string& token) {
 // The text cut at `max` bytes, on a UTF-8 character boundary.
 std::string cut(std::string text, std::size_t max) {
   if (text.size() <= max) return text;
-  std::size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  text.resize(end);
+  text.resize(utf8_prefix(text, max));
   return text + "…";
 }
 

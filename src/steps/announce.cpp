@@ -25,12 +25,6 @@ std::string last_activity(const std::string& t) {
          t + ".id), " + t + ".applied_at, " + t + ".created_at)";
 }
 
-std::string placeholders(std::size_t n) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < n; ++i) s += i ? ", ?" : "?";
-  return s + ")";
-}
-
 std::string line(const engine::Counts& c, const char* key, const std::string& what) {
   auto it = c.find(key);
   return it == c.end() || it->second == 0 ? std::string() : std::to_string(it->second) + " " + what;
@@ -83,7 +77,7 @@ engine::Counts Reminders::run(engine::PassContext& ctx) {
       auto claimed_rows = c.query(
           "UPDATE reminders SET notified_at = ? WHERE notified_at IS NULL"
           " AND done_at IS NULL AND id IN " +
-              placeholders(ids.size() - 1) + " RETURNING id",
+              store::placeholders(ids.size() - 1) + " RETURNING id",
           ids);
       std::set<std::int64_t> claimed;
       for (const auto& r : claimed_rows) claimed.insert(r.int_at(0));
@@ -146,7 +140,7 @@ engine::Counts Quiet::run(engine::PassContext& ctx) {
         // scheduler's claim finds quiet_announced_at >= the last activity.
         auto claimed_rows =
             c.query(std::string("UPDATE applications SET quiet_announced_at = ? WHERE id IN ") +
-                        placeholders(params.size() - 1) +
+                        store::placeholders(params.size() - 1) +
                         " AND (quiet_announced_at IS NULL OR quiet_announced_at < " +
                         last_activity("applications") + ") RETURNING id",
                     params);
@@ -210,7 +204,7 @@ engine::Counts Closing::run(engine::PassContext& ctx) {
       std::int64_t told = store::with_write(*conn, [&](store::Conn& c) {
         auto claimed_rows =
             c.query("UPDATE listings SET closing_announced_for = closes_on WHERE id IN " +
-                        placeholders(params.size()) +
+                        store::placeholders(params.size()) +
                         " AND (closing_announced_for IS NULL OR closing_announced_for <> closes_on)"
                         " RETURNING id, closes_on",
                     params);

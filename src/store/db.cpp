@@ -76,6 +76,12 @@ Value now_param(const peto::Clock& clock) {
   return Value();
 }
 
+std::string placeholders(std::size_t n) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < n; ++i) s += i ? ", ?" : "?";
+  return s + ")";
+}
+
 std::string to_dollar_params(std::string_view sql) {
   std::string out;
   out.reserve(sql.size() + 16);

@@ -237,5 +237,8 @@ namespace store {
 Value now_param(const peto::Clock& clock);
 // Rewrites `?` placeholders to $1, $2… (outside quotes), for PostgreSQL.
 std::string to_dollar_params(std::string_view sql);
+
+// "(?, ?, ?)" for n parameters: an IN list or one row of a multi-row INSERT.
+std::string placeholders(std::size_t n);
 }  // namespace store
 }  // namespace peto

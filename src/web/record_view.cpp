@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "core/timezone.h"
+#include "core/utf8.h"
 
 namespace peto::web {
 
@@ -63,9 +64,7 @@ std::string RecordView::title_of(const Visitor& v, const Kind& k, const Record& 
   if (k.name == "offers" && r["currency"].is_string())
     title += " " + r["currency"].get<std::string>();
   if (title.size() > 80) {
-    std::size_t cut = 77;
-    while (cut > 0 && (static_cast<unsigned char>(title[cut]) & 0xC0) == 0x80) --cut;
-    title = title.substr(0, cut) + "…";
+    title = title.substr(0, utf8_prefix(title, 77)) + "…";
   }
   if (title.empty())
     title = text(v, "kind_" + k.singular) + " " + std::to_string(r["id"].get<std::int64_t>());
