@@ -119,6 +119,17 @@ std::vector<store::Migration> Connections::migrations() {
 
 namespace {
 
+// The secrets a connection holds: {} when none are set, nullopt when they
+// cannot be opened (PETO_SECRET_KEY changed) or are damaged.
+std::optional<json> opened(const SecretBox& box, const std::string& sealed) {
+  if (sealed.empty()) return json::object();
+  auto plain = box.open(sealed);
+  if (!plain) return std::nullopt;
+  json secrets = json::parse(*plain, nullptr, false);
+  if (!secrets.is_object()) return std::nullopt;
+  return secrets;
+}
+
 Connection connection_from(const store::Row& r, const SecretBox& box) {
   Connection c;
   c.id = r.int_at(0);
@@ -128,12 +139,7 @@ Connection connection_from(const store::Row& r, const SecretBox& box) {
   c.label = r.text(4);
   c.config = json::parse(r.text(5), nullptr, false);
   if (!c.config.is_object()) c.config = json::object();
-  if (std::string sealed = r.text(6); !sealed.empty()) {
-    if (auto plain = box.open(sealed)) {
-      json secrets = json::parse(*plain, nullptr, false);
-      if (secrets.is_object()) c.secrets_set = secret_names(secrets);
-    }
-  }
+  if (auto secrets = opened(box, r.text(6))) c.secrets_set = secret_names(*secrets);
   c.enabled = r.int_at(7) != 0;
   c.last_ok_at = r.opt_int(8);
   c.last_error = r.text(9);
@@ -165,8 +171,7 @@ std::optional<Connection> Connections::get(std::int64_t owner, std::int64_t id) 
 // `current` (config and secrets merged) updated with `values`, checked; the
 // merged result, or the errors.
 std::variant<json, ConfigErrors> Connections::checked(const Notifier& n, json current,
-                                                      const json& values,
-                                                      const std::string& /*sealed_current*/) {
+                                                      const json& values) {
   ConfigErrors errors;
   if (!values.is_object()) {
     errors[""] = "error_config_not_object";
@@ -275,7 +280,7 @@ std::variant<Connection, ConfigErrors> Connections::create_in(store::Conn& conn,
     return errors;
   }
   auto l = checked_label(label, *n, errors);
-  auto merged = checked(*n, json::object(), values, "");
+  auto merged = checked(*n, json::object(), values);
   if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
   if (!errors.empty()) return errors;
   auto [config, secrets] = split(*n, std::get<json>(merged));
@@ -312,15 +317,10 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
           auto l = checked_label(*label, *n, errors);
           if (l) new_label = *l;
         }
+        // Secrets that no longer open count as unset: the form asks for them again.
         json merged_current = current.config;
-        if (std::string sealed = rows[0].text(6); !sealed.empty()) {
-          if (auto plain = box_.open(sealed)) {
-            json s = json::parse(*plain, nullptr, false);
-            if (s.is_object())
-              for (const auto& [k, v] : s.items()) merged_current[k] = v;
-          }
-        }
-        auto merged = checked(*n, merged_current, values, rows[0].text(6));
+        merged_current.update(opened(box_, rows[0].text(6)).value_or(json::object()));
+        auto merged = checked(*n, merged_current, values);
         if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
         if (!errors.empty()) return errors;
         auto [config, secrets] = split(*n, std::get<json>(merged));
@@ -346,13 +346,9 @@ std::optional<json> Connections::full_config(store::Conn& conn, std::int64_t id)
   if (rows.empty()) return std::nullopt;
   json config = json::parse(rows[0].text(0), nullptr, false);
   if (!config.is_object()) config = json::object();
-  if (std::string sealed = rows[0].text(1); !sealed.empty()) {
-    auto plain = box_.open(sealed);
-    if (!plain) return std::nullopt;
-    json secrets = json::parse(*plain, nullptr, false);
-    if (!secrets.is_object()) return std::nullopt;
-    for (const auto& [k, v] : secrets.items()) config[k] = v;
-  }
+  auto secrets = opened(box_, rows[0].text(1));
+  if (!secrets) return std::nullopt;
+  config.update(*secrets);  // secrets win
   return config;
 }
 

@@ -97,8 +97,7 @@ class Connections {
 
  private:
   std::variant<nlohmann::json, ConfigErrors> checked(const Notifier& n, nlohmann::json current,
-                                                     const nlohmann::json& values,
-                                                     const std::string& sealed_current);
+                                                     const nlohmann::json& values);
   store::Db& db_;
   const Clock& clock_;
   const Config& config_;
