@@ -102,6 +102,33 @@ int main(int argc, char** argv) {
   demo->add_flag("--password-stdin", demo_password_stdin,
                  "read the password from standard input (else one is made and printed)");
 
+  auto* verify_media = cli.add_subcommand(
+      "verify-media", "check every upload now; list missing, changed and stray files");
+  auto* prune_media = cli.add_subcommand(
+      "prune-media", "list files in the media folder that no upload names (delete with --remove)");
+  bool prune_remove = false;
+  prune_media->add_flag("--remove", prune_remove, "delete the listed files");
+  auto* export_cmd = cli.add_subcommand("export", "write one person's data to a zip archive");
+  std::string export_user, export_out;
+  export_cmd->add_option("--user", export_user, "the account's e-mail address")->required();
+  export_cmd->add_option("--out", export_out, "the zip file to write")->required();
+  auto* import_cmd = cli.add_subcommand("import", "read an export archive into an account");
+  std::string import_file, import_user;
+  bool import_force = false;
+  import_cmd->add_option("file", import_file, "the zip archive")->required();
+  import_cmd->add_option("--user", import_user, "the account's e-mail address")->required();
+  import_cmd->add_flag("--force", import_force, "import into an account that already holds data");
+  auto* backup = cli.add_subcommand("backup", "write a verified archive of the whole instance");
+  std::string backup_out;
+  backup->add_option("--out", backup_out, "the folder to write it to (default PETO_BACKUP_DIR)");
+  auto* restore = cli.add_subcommand("restore", "restore the instance from a backup archive");
+  std::string restore_file;
+  bool restore_newer = false, restore_force = false;
+  restore->add_option("file", restore_file, "the backup archive (.tar.gz)")->required();
+  restore->add_flag("--allow-newer", restore_newer,
+                    "accept an archive whose schema is newer than this binary's");
+  restore->add_flag("--force", restore_force, "replace an instance that already holds data");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -133,5 +160,11 @@ int main(int argc, char** argv) {
   if (token_list->parsed()) return app::cmd_token_list(a, token_user);
   if (token_revoke->parsed()) return app::cmd_token_revoke(a, token_user, token_id);
   if (demo->parsed()) return app::cmd_demo(a, demo_email, demo_password_stdin, std::cin);
+  if (verify_media->parsed()) return app::cmd_verify_media(a);
+  if (prune_media->parsed()) return app::cmd_prune_media(a, prune_remove);
+  if (export_cmd->parsed()) return app::cmd_export(a, export_user, export_out);
+  if (import_cmd->parsed()) return app::cmd_import(a, import_file, import_user, import_force);
+  if (backup->parsed()) return app::cmd_backup(a, backup_out);
+  if (restore->parsed()) return app::cmd_restore(a, restore_file, restore_newer, restore_force);
   return 2;
 }

@@ -87,4 +87,16 @@ int cmd_token_revoke(App& app, const std::string& user_email, std::int64_t id);
 void load_demo(store::Db& db, const Clock& clock, std::int64_t owner);
 int cmd_demo(App& app, const std::string& email, bool password_stdin, std::istream& password_in);
 
+// `peto verify-media` (app/media_commands.cpp): checks every upload now and
+// lists missing, changed and stray files; 1 when any is damaged.
+int cmd_verify_media(App& app);
+// `peto prune-media`: lists files no row names; deletes them with `remove`.
+int cmd_prune_media(App& app, bool remove);
+// `peto export` / `peto import` (app/transfer.cpp).
+int cmd_export(App& app, const std::string& user_email, const std::string& out);
+int cmd_import(App& app, const std::string& file, const std::string& user_email, bool force);
+// `peto backup` / `peto restore` (app/backup.cpp). out_dir "" = PETO_BACKUP_DIR.
+int cmd_backup(App& app, const std::string& out_dir);
+int cmd_restore(App& app, const std::string& file, bool allow_newer, bool force);
+
 }  // namespace peto::app

@@ -8,6 +8,8 @@
 #include "domain/kinds.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
+#include "media/backups.h"
+#include "media/exports.h"
 #include "media/uploads.h"
 #include "notify/connections.h"
 #include "store/cache.h"
@@ -19,15 +21,18 @@ std::vector<store::Migration> migrations() {
   auto add = [&](std::vector<store::Migration> ms) {
     for (auto& m : ms) all.push_back(std::move(m));
   };
-  add(store::Cache::migrations());         // 1
-  add(engine::PassLease::migrations());    // 2
-  add(media::Uploads::migrations());       // 3
-  add(engine::Queue::migrations());        // 4
-  add(domain::Accounts::migrations());     // 5
-  add(domain::record_migrations());        // 6
-  add(domain::ApiTokens::migrations());    // 7
-  add(domain::Captures::migrations());     // 8
-  add(notify::Connections::migrations());  // 9
+  add(store::Cache::migrations());             // 1
+  add(engine::PassLease::migrations());        // 2
+  add(media::Uploads::migrations());           // 3
+  add(engine::Queue::migrations());            // 4
+  add(domain::Accounts::migrations());         // 5
+  add(domain::record_migrations());            // 6
+  add(domain::ApiTokens::migrations());        // 7
+  add(domain::Captures::migrations());         // 8
+  add(notify::Connections::migrations());      // 9
+  add(media::Uploads::document_migrations());  // 10
+  add(media::ExportArchives::migrations());    // 11
+  add(media::Backups::migrations());           // 12
   return all;
 }
 

@@ -25,6 +25,9 @@ struct FileColumn {
 
 struct Uploads {
   static std::vector<store::Migration> migrations();
+  // Migration 10: the documents' own columns on uploads (owner, title, kind,
+  // version chain, subject) and document_copies, one per (upload, store).
+  static std::vector<store::Migration> document_migrations();
   static std::vector<FileColumn> file_columns() { return {{"uploads", "file"}}; }
 };
 
