@@ -105,6 +105,12 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_LOG_FORMAT", "json", "json or text"},
       {"PETO_BACKGROUND_WORK", "true", "a worker runs: slow work is queued, not done inline"},
       {"PETO_UPLOAD_MAX_MB", "25", "largest upload accepted, in MB"},
+      {"PETO_BACKUP_DIR", "DATA_DIR/backups", "where backups are written"},
+      {"PETO_BACKUP_SCHEDULE", "off", "off, daily or weekly: the scheduled backup"},
+      {"PETO_BACKUP_HOUR", "3", "the hour (UTC, 0-23) of the scheduled backup"},
+      {"PETO_BACKUP_WEEKDAY", "0", "the weekday of a weekly backup, 0 = Monday"},
+      {"PETO_BACKUP_KEEP", "7", "scheduled backups kept (1-365); older ones are deleted"},
+      {"PETO_STORE_LOCAL_ROOT", "DATA_DIR/stores", "local-folder stores may only write below it"},
   };
   return vars;
 }
@@ -179,6 +185,16 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
   }
   if (auto s = parse_bool(env, "PETO_BACKGROUND_WORK", &c.background_work); !s) return s;
   if (auto s = parse_int(env, "PETO_UPLOAD_MAX_MB", 1, 4096, &c.upload_max_mb); !s) return s;
+  if (auto v = lookup(env, "PETO_BACKUP_DIR")) c.backup_dir = *v;
+  if (auto v = lookup(env, "PETO_BACKUP_SCHEDULE")) {
+    if (*v != "off" && *v != "daily" && *v != "weekly")
+      return bad("PETO_BACKUP_SCHEDULE", "off, daily or weekly", *v);
+    c.backup_schedule = *v;
+  }
+  if (auto s = parse_int(env, "PETO_BACKUP_HOUR", 0, 23, &c.backup_hour); !s) return s;
+  if (auto s = parse_int(env, "PETO_BACKUP_WEEKDAY", 0, 6, &c.backup_weekday); !s) return s;
+  if (auto s = parse_int(env, "PETO_BACKUP_KEEP", 1, 365, &c.backup_keep); !s) return s;
+  if (auto v = lookup(env, "PETO_STORE_LOCAL_ROOT")) c.store_local_root = *v;
   return c;
 }
 

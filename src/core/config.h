@@ -38,12 +38,26 @@ struct Config {
   log::Format log_format = log::Format::json;                 // PETO_LOG_FORMAT
   bool background_work = true;                                // PETO_BACKGROUND_WORK: a worker runs
   int upload_max_mb = 25;                                     // PETO_UPLOAD_MAX_MB
+  std::string backup_dir;               // PETO_BACKUP_DIR, "" = <data_dir>/backups
+  std::string backup_schedule = "off";  // PETO_BACKUP_SCHEDULE: off, daily, weekly
+  int backup_hour = 3;                  // PETO_BACKUP_HOUR, 0-23, UTC
+  int backup_weekday = 0;               // PETO_BACKUP_WEEKDAY, 0 = Monday
+  int backup_keep = 7;                  // PETO_BACKUP_KEEP, 1-365
+  std::string store_local_root;         // PETO_STORE_LOCAL_ROOT, "" = <data_dir>/stores
 
   std::string listen() const { return listen_host + ":" + std::to_string(listen_port); }
   std::string media_dir() const { return data_dir + "/media"; }
   std::string pages_dir() const { return data_dir + "/pages"; }  // kept capture pages
   std::string scheduler_heartbeat() const { return data_dir + "/scheduler-heartbeat"; }
   std::string worker_heartbeat() const { return data_dir + "/worker-heartbeat"; }
+  std::string exports_dir() const { return data_dir + "/exports"; }  // export archives, a day
+  std::string backups_dir() const {
+    return backup_dir.empty() ? data_dir + "/backups" : backup_dir;
+  }
+  // Local-folder stores may only write below this folder.
+  std::string local_store_root() const {
+    return store_local_root.empty() ? data_dir + "/stores" : store_local_root;
+  }
 
   // Looks variables up through `getenv` (std::getenv by default).
   static Result<Config> from_env(const std::function<const char*(const char*)>& getenv = nullptr);

@@ -38,7 +38,11 @@ static std::string document_columns() {
          "ALTER TABLE uploads ADD COLUMN subject_id BIGINT;"
          "ALTER TABLE uploads ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0;"
          "CREATE INDEX uploads_owner ON uploads (owner_id, id);"
-         "CREATE INDEX uploads_subject ON uploads (subject_kind, subject_id);";
+         "CREATE INDEX uploads_subject ON uploads (subject_kind, subject_id);"
+         // "Which version did I send with this application": a timeline entry
+         // of kind document_sent names the upload.
+         "ALTER TABLE application_events ADD COLUMN upload_id BIGINT"
+         " REFERENCES uploads (id) ON DELETE SET NULL;";
 }
 
 static std::string copies_table(const std::string& id_column) {
