@@ -42,6 +42,7 @@ std::vector<std::string> PassReport::summary_lines(
       for (auto& line : step->summary(report.counts)) lines.push_back(std::move(line));
     }
   }
+  for (const auto& line : after_lines) lines.push_back(line);
   return lines;
 }
 
@@ -54,6 +55,7 @@ nlohmann::json PassReport::to_json() const {
     if (s.failed) step["error"] = s.error;
     j["steps"].push_back(std::move(step));
   }
+  if (!after_lines.empty()) j["after_lease"] = after_lines;
   return j;
 }
 
@@ -97,9 +99,13 @@ PassReport Scheduler::run_pass() {
   auto start = clock_.mono();
   const auto ttl = lease_ttl();
 
+  auto after_lease = [&] {
+    if (options_.after_lease) report.after_lines = options_.after_lease();
+  };
   auto held = lease_.acquire(ttl);
   if (!held) {
     report.outcome = PassReport::Outcome::skipped;
+    after_lease();
     return report;
   }
   report.epoch = held->epoch;
@@ -120,6 +126,7 @@ PassReport Scheduler::run_pass() {
                   {{"next_step", std::string(step->id())}, {"epoch", held->epoch}});
         report.outcome = PassReport::Outcome::lost_lease;
         report.ms = ms_between(start, clock_.mono());
+        after_lease();
         return report;
       }
       confirmed = asked;
@@ -133,6 +140,7 @@ PassReport Scheduler::run_pass() {
     log::warn("scheduler", "the pass lease was taken over before the pass released it",
               {{"epoch", held->epoch}});
   report.ms = ms_between(start, clock_.mono());
+  after_lease();
   if (failed) {
     report.outcome = PassReport::Outcome::failed;
     return report;

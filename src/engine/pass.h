@@ -42,6 +42,9 @@ struct PassReport {
   Millis started_at = 0;
   double ms = 0;
   std::vector<StepReport> steps;
+  // The lines of the work done after the lease was released (the scheduled
+  // backup); they join the summary.
+  std::vector<std::string> after_lines;
 
   bool all_zero() const;
   // The summary lines of the steps that ran (each only when non-zero).
@@ -55,6 +58,10 @@ class Scheduler {
     std::chrono::seconds every{300};  // floors at 10 s
     std::chrono::milliseconds sync_budget{120'000};
     std::string heartbeat_path;  // empty: none written
+    // Work that runs outside the lease, after it is released (or not taken)
+    // and before the heartbeat: the scheduled backup (SPEC §3.2). It claims
+    // its own work; its lines join the summary. It must not throw.
+    std::function<std::vector<std::string>()> after_lease;
   };
   // Test hooks: called with the epoch right after the lease is taken and
   // right before it is released.

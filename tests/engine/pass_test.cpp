@@ -90,6 +90,40 @@ TEST_P(PassTest, HeldLeaseSkipsThePassWithoutHeartbeat) {
   EXPECT_FALSE(heartbeat_written());
 }
 
+// SPEC §3.2: the work outside the lease (the scheduled backup) comes after the
+// lease is released and before the summary and the heartbeat, and also runs
+// when another scheduler holds the lease (it claims its own work).
+TEST_P(PassTest, WorkOutsideTheLeaseRunsAfterReleaseAndBeforeTheHeartbeat) {
+  auto o = options();
+  std::vector<bool> lease_free_then;
+  o.after_lease = [&] {
+    if (lease_free_then.empty()) {
+      EXPECT_FALSE(heartbeat_written()) << "the heartbeat comes after the work outside the lease";
+    }
+    engine::PassLease probe(db(), clock_);
+    auto held = probe.acquire(60s);
+    lease_free_then.push_back(held.has_value());
+    if (held) probe.release(*held);
+    return std::vector<std::string>{"backup written"};
+  };
+  engine::Scheduler s(db(), clock_, config_, o,
+                      step_list(std::make_unique<LambdaStep>(
+                          "a", [](engine::PassContext&) { return engine::Counts{}; })));
+  auto report = s.run_pass();
+  EXPECT_EQ(report.outcome, engine::PassReport::Outcome::ran);
+  EXPECT_TRUE(heartbeat_written());
+  EXPECT_EQ(report.summary_lines(s.steps()), (std::vector<std::string>{"backup written"}));
+  EXPECT_EQ(report.to_json()["after_lease"], nlohmann::json::array({"backup written"}));
+
+  engine::PassLease other(db(), clock_);
+  ASSERT_TRUE(other.acquire(600s));
+  auto skipped = s.run_pass();
+  EXPECT_EQ(skipped.outcome, engine::PassReport::Outcome::skipped);
+  EXPECT_EQ(skipped.after_lines, (std::vector<std::string>{"backup written"}));
+  EXPECT_EQ(lease_free_then, (std::vector<bool>{true, false}))
+      << "the first call found the lease released; the second ran while another pass held it";
+}
+
 // A pass that takes longer than its lease (a step blocked on a test hook)
 // loses it to another scheduler, stops before its next step, and says so.
 TEST_P(PassTest, PassThatOutlivesItsLeaseStopsBeforeTheNextStep) {
