@@ -58,6 +58,18 @@ Lease::~Lease() {
   if (db_ && conn_) db_->give_back(std::move(conn_));
 }
 
+void Conn::copy_out(std::string_view, const std::function<void(std::string_view)>&) {
+  throw Error(Error::Kind::statement, "COPY is PostgreSQL's");
+}
+
+void Conn::copy_in(std::string_view, const std::function<bool(std::string&)>&) {
+  throw Error(Error::Kind::statement, "COPY is PostgreSQL's");
+}
+
+void Conn::backup_to(const std::string&) {
+  throw Error(Error::Kind::statement, "the online backup API is SQLite's");
+}
+
 Rows Db::query(std::string_view sql, const Params& params) {
   auto conn = acquire();
   return conn->query(sql, params);

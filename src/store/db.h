@@ -133,6 +133,17 @@ class Conn {
   // Statements run on this connection since it was opened (for benchmarks
   // and the tests that count queries).
   virtual std::uint64_t statements_run() const = 0;
+
+  // Whole-database copies for backup and restore (media/backups.cpp); the
+  // other backend throws Error. PostgreSQL: runs `COPY … TO STDOUT` and hands
+  // each chunk of its output to `sink`.
+  virtual void copy_out(std::string_view sql, const std::function<void(std::string_view)>& sink);
+  // PostgreSQL: runs `COPY … FROM STDIN`, sending what `source` puts in its
+  // argument until it returns false. A failure throws and ends the COPY.
+  virtual void copy_in(std::string_view sql, const std::function<bool(std::string&)>& source);
+  // SQLite: writes a consistent copy of the database to the new file `path`
+  // with the online backup API, while other connections go on writing.
+  virtual void backup_to(const std::string& path);
 };
 
 class Db;

@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <charconv>
 #include <condition_variable>
+#include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -180,6 +182,8 @@ class PgConn final : public Conn {
   void rollback() override { control("ROLLBACK"); }
   bool healthy() const override { return healthy_ && PQstatus(c_.get()) == CONNECTION_OK; }
   std::uint64_t statements_run() const override { return run_; }
+  void copy_out(std::string_view sql, const std::function<void(std::string_view)>& sink) override;
+  void copy_in(std::string_view sql, const std::function<bool(std::string&)>& source) override;
 
   // For the pool: outside any transaction, so the next borrower starts clean.
   bool idle() const { return PQtransactionStatus(c_.get()) == PQTRANS_IDLE; }
@@ -286,6 +290,80 @@ void PgConn::run_script(std::string_view sql) {
   std::string text(sql);
   Result r(PQexec(c_.get(), text.c_str()));
   if (!succeeded(r.get())) fail(r.get(), sql);
+}
+
+// A COPY's last results: the first says how it ended; the rest are read so
+// that the connection is ready for the next statement.
+Result copy_result(PGconn* c) {
+  Result first(PQgetResult(c));
+  while (Result more{PQgetResult(c)}) {
+  }
+  return first;
+}
+
+// If `sink` throws (the disk is full), the rest of the COPY is still on the
+// wire; the connection is marked broken so that the pool closes it.
+void PgConn::copy_out(std::string_view sql, const std::function<void(std::string_view)>& sink) {
+  count();
+  std::string text(sql);
+  Result r(PQexec(c_.get(), text.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COPY_OUT) fail(r.get(), sql);
+  for (;;) {
+    char* buf = nullptr;
+    int n = PQgetCopyData(c_.get(), &buf, 0);
+    if (n == -1) break;
+    if (n < 0) {
+      healthy_ = false;
+      fail(nullptr, sql);
+    }
+    try {
+      sink(std::string_view(buf, static_cast<std::size_t>(n)));
+    } catch (...) {
+      PQfreemem(buf);
+      healthy_ = false;
+      throw;
+    }
+    PQfreemem(buf);
+  }
+  Result end = copy_result(c_.get());
+  if (!succeeded(end.get())) fail(end.get(), sql);
+}
+
+// If `source` throws, the COPY is ended with an error (the server discards
+// what it got) and the exception goes on to the caller.
+void PgConn::copy_in(std::string_view sql, const std::function<bool(std::string&)>& source) {
+  count();
+  std::string text(sql);
+  Result r(PQexec(c_.get(), text.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) fail(r.get(), sql);
+  std::exception_ptr thrown;
+  try {
+    std::string chunk;
+    for (bool more = true; more;) {
+      chunk.clear();
+      more = source(chunk);
+      if (!chunk.empty() &&
+          PQputCopyData(c_.get(), chunk.data(), static_cast<int>(chunk.size())) != 1) {
+        healthy_ = false;
+        fail(nullptr, sql);
+      }
+    }
+  } catch (...) {
+    thrown = std::current_exception();
+  }
+  if (thrown) {
+    if (PQputCopyEnd(c_.get(), "peto stopped the copy") == 1)
+      copy_result(c_.get());
+    else
+      healthy_ = false;
+    std::rethrow_exception(thrown);
+  }
+  if (PQputCopyEnd(c_.get(), nullptr) != 1) {
+    healthy_ = false;
+    fail(nullptr, sql);
+  }
+  Result end = copy_result(c_.get());
+  if (!succeeded(end.get())) fail(end.get(), sql);
 }
 
 // True if this idle connection can still be used. A server restart or

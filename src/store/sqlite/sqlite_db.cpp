@@ -132,6 +132,35 @@ class SqliteConn final : public Conn {
   bool healthy() const override { return db_ != nullptr; }
   std::uint64_t statements_run() const override { return run_; }
 
+  // One step of -1 copies every page under one read snapshot: in WAL mode the
+  // writers go on meanwhile, and the copy is the database as of its start.
+  void backup_to(const std::string& path) override {
+    sqlite3* dest = nullptr;
+    int rc =
+        sqlite3_open_v2(path.c_str(), &dest,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    auto fail_with = [&](const std::string& why) {
+      sqlite3_close(dest);
+      throw Error(Error::Kind::statement,
+                  "cannot copy the SQLite database to " + path + ": " + why);
+    };
+    if (rc != SQLITE_OK) fail_with(dest ? sqlite3_errmsg(dest) : "out of memory");
+    ++*counter_;
+    ++run_;
+    sqlite3_backup* copy = sqlite3_backup_init(dest, "main", db_, "main");
+    if (!copy) fail_with(sqlite3_errmsg(dest));
+    for (int tries = 0;; ++tries) {
+      rc = sqlite3_backup_step(copy, -1);
+      if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || tries >= kBusyTimeoutMs / 50) break;
+      sqlite3_sleep(50);
+    }
+    int finish = sqlite3_backup_finish(copy);
+    if (rc != SQLITE_DONE) fail_with(sqlite3_errstr(rc));
+    if (finish != SQLITE_OK) fail_with(sqlite3_errmsg(dest));
+    if (sqlite3_close(dest) != SQLITE_OK)
+      throw Error(Error::Kind::statement, "cannot close the SQLite copy " + path);
+  }
+
  private:
   sqlite3_stmt* prepare(std::string_view sql) {
     std::string key(sql);
