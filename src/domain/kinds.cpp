@@ -26,6 +26,7 @@ const std::vector<std::string> kEventKinds = {"status_change",
                                               "offer",
                                               "rejection",
                                               "follow_up",
+                                              "document_sent",
                                               "other"};
 
 const std::vector<std::string> kEndReasons = {
@@ -320,8 +321,9 @@ bool is_sent_status(std::string_view s) {
 const std::vector<std::string>& event_kinds() { return kEventKinds; }
 
 bool is_system_event(std::string_view k) {
+  // document_sent is written by media::Documents::record_sent, with its upload.
   return k == "status_change" || k == "interview_scheduled" || k == "interview_cancelled" ||
-         k == "interview_no_show";
+         k == "interview_no_show" || k == "document_sent";
 }
 
 const std::vector<std::string>& end_reasons() { return kEndReasons; }

@@ -1,7 +1,7 @@
 #include "steps/scrub.h"
 
 #include "core/log.h"
-#include "media/uploads.h"
+#include "media/documents.h"
 
 namespace peto::steps {
 
@@ -9,24 +9,16 @@ engine::Counts Scrub::run(engine::PassContext& ctx) {
   constexpr long long kDayMs = 86'400'000;
   long long age_ms = ctx.config.scrub_every_days * kDayMs;
   store::Value now = store::now_param(ctx.clock);
-  auto rows = ctx.db.query(
-      "SELECT id, file, size, sha256 FROM uploads"
-      " WHERE verified_at <= COALESCE(?, now_ms()) - ? AND file <> ''"
-      " ORDER BY verified_at, id LIMIT ?",
-      {now, age_ms, kSlice});
+  auto rows = ctx.db.query("SELECT " + std::string(media::kCheckColumns) +
+                               " FROM uploads"
+                               " WHERE verified_at <= COALESCE(?, now_ms()) - ? AND file <> ''"
+                               " ORDER BY verified_at, id LIMIT ?",
+                           {now, age_ms, kSlice});
   engine::Counts counts;
   for (const auto& row : rows) {
     std::int64_t id = row.int_at(0);
     try {
-      media::FileFacts facts;
-      auto damage = media::check_file(ctx.config.media_dir() + "/" + row.text(1), row.opt_int(2),
-                                      row.opt_text(3), &facts);
-      std::optional<std::int64_t> fill_size;
-      if (damage == media::Damage::none && row.is_null(2)) fill_size = facts.size;
-      ctx.db.query(
-          "UPDATE uploads SET damage = ?, verified_at = COALESCE(?, now_ms()),"
-          " size = COALESCE(size, ?) WHERE id = ?",
-          {media::damage_name(damage), now, fill_size, id});
+      auto damage = media::check_upload(ctx.db, ctx.config.media_dir(), row, now);
       ++counts["checked"];
       if (damage != media::Damage::none) {
         ++counts["damaged"];

@@ -251,6 +251,7 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"reminder_errors", form_part("reminder", "errors")},
       {"interviews", related("interviews")},
       {"offers", related("offers")},
+      {"documents", document_section(p.site, v, "application", id)},
       {"notes", related("notes")},
       {"note_values", form_part("note", "values")},
       {"note_errors", form_part("note", "errors")},

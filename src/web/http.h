@@ -40,6 +40,10 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   Headers headers;
   std::string body;
+  // A multipart upload to a streamed route (web/multipart.h): the raw body,
+  // spooled to this file, which the server removes after the handler; body
+  // is then empty.
+  std::string body_file;
   std::string remote_address;                      // peer IP, no port
   std::map<std::string, std::string> path_params;  // filled by Router
 
@@ -60,6 +64,9 @@ struct Response {
   int status = 200;
   Headers headers;
   std::string body;
+  // When set, the server sends this file as the body instead (streamed from
+  // disk); `body` is ignored. A file that cannot be opened then is a 404.
+  std::string body_file;
 
   static Response json(int status, const nlohmann::json& body);
   static Response html(int status, std::string body);

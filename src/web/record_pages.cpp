@@ -241,6 +241,7 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
     listing["history"] = history;
     listing["has_history"] = !history.empty();
     data["listing"] = std::move(listing);
+    data["documents"] = document_section(p.site, v, "listing", *id);
   } else if (k.name == "interviews") {
     data["interview"] = {
         {"ics_href", record_href(k, *id) + "/event.ics"},

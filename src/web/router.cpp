@@ -100,7 +100,23 @@ void Router::add(std::string method, std::string pattern, Handler handler, std::
     }
   }
   routes_.push_back(Route{std::move(method), std::move(pattern), std::move(handler),
-                          std::move(summary), std::move(segments), nullptr});
+                          std::move(summary), std::move(segments), nullptr, std::nullopt});
+}
+
+void Router::add_streamed(std::string method, std::string pattern, Handler handler, Spool spool,
+                          std::string summary) {
+  add(std::move(method), std::move(pattern), std::move(handler), std::move(summary));
+  routes_.back().spool = std::move(spool);
+}
+
+const Spool* Router::spool_for(const std::string& method,
+                               const std::vector<std::string>& segments) const {
+  std::vector<const Route*> candidates;
+  for (const auto& r : routes_) {
+    if (matches(r, segments)) candidates.push_back(&r);
+  }
+  const Route* route = best_for(candidates, method);
+  return route != nullptr && route->spool ? &*route->spool : nullptr;
 }
 
 void Router::add_documented(std::string method, std::string pattern, Handler handler,

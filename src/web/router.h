@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,13 @@
 namespace peto::web {
 
 using Handler = std::function<Response(Request&)>;
+
+// Where a streamed route's multipart body is spooled (web/multipart.h).
+struct Spool {
+  std::string dir;            // a folder for the body files (made when missing)
+  std::size_t max_bytes = 0;  // larger bodies are answered 413
+  std::string too_large;      // the 413's detail
+};
 
 // Renders an HTML error page: status, title and a detail for the reader.
 using ErrorPage = std::function<Response(const Request&, int status, const std::string& title,
@@ -40,6 +48,7 @@ struct Route {
   std::string summary;                // one line for the OpenAPI document; may be empty
   std::vector<std::string> segments;  // pattern split on '/'; "{id}" kept as written
   nlohmann::json operation;           // its OpenAPI operation object; null when undocumented
+  std::optional<Spool> spool;         // set by add_streamed
 };
 
 class Router {
@@ -54,6 +63,13 @@ class Router {
   // route's summary); openapi_document() lists it.
   void add_documented(std::string method, std::string pattern, Handler handler,
                       nlohmann::json operation);
+
+  // A route whose multipart/form-data body the server spools to a file in
+  // spool.dir instead of reading it into memory (web/multipart.h).
+  void add_streamed(std::string method, std::string pattern, Handler handler, Spool spool,
+                    std::string summary = {});
+  // The spool of the route `method` and `segments` reach, if it is streamed.
+  const Spool* spool_for(const std::string& method, const std::vector<std::string>& segments) const;
 
   // Finds the route and calls it; 404/405 as above. Exceptions from the
   // handler propagate (the server turns them into a logged 500).

@@ -6,6 +6,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "core/log.h"
+#include "core/token.h"
+#include "web/multipart.h"
 #include "web/static_files.h"
 
 namespace peto::web {
@@ -42,7 +45,10 @@ bool header_safe(std::string_view text) {
 class Server::State {
  public:
   State(Options o, Router& r)
-      : options(std::move(o)), router(r), ioc(std::max(1, options.threads)) {}
+      : options(std::move(o)), router(r), ioc(std::max(1, options.threads)) {
+    for (const Route& route : router.routes())
+      if (route.spool) max_spool_bytes = std::max(max_spool_bytes, route.spool->max_bytes);
+  }
 
   Status start();
   void begin_stop();   // on `strand`
@@ -53,6 +59,7 @@ class Server::State {
 
   const Options options;
   Router& router;
+  std::size_t max_spool_bytes = 0;  // the largest body a streamed route takes
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<std::uint16_t> bound_port{0};
@@ -81,7 +88,10 @@ class Session : public std::enable_shared_from_this<Session> {
     auto peer = stream_.socket().remote_endpoint(ec);
     if (!ec) remote_ = peer.address().to_string();
   }
-  ~Session() { state_.forget(this); }
+  ~Session() {
+    drop_spool();
+    state_.forget(this);
+  }
 
   void start() {
     asio::dispatch(stream_.get_executor(),
@@ -113,11 +123,19 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_read_error(beast::error_code ec);
   void answer();
   Response respond(Request& request);
-  Request request_from(const http::request<http::string_body>& msg);
+  Request request_from(const http::request_header<>& msg);
+  // The header of the request being read, from whichever parser holds it.
+  const http::request_header<>* header() const;
+  // For a multipart POST to a streamed route, switches to a parser that
+  // writes the body to a file. Returns false when it answered (413, 500).
+  bool maybe_spool();
+  void drop_spool();
+  void answer_spooled();
   void send_error(int status, const std::string& title, const std::string& detail);
   // What a connection does once a response is written.
   enum class Then { next_request, close, linger };
   void write(Response response, bool head, Then then, unsigned version);
+  void write_file(Response response, bool head, Then then, unsigned version);
   void linger();
   void close();
 
@@ -125,6 +143,8 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<http::file_body>> file_parser_;
+  std::string spool_path_;     // the body file of file_parser_, removed after use
   std::shared_ptr<void> out_;  // the message being written
   std::string remote_;
   Phase phase_ = Phase::idle;
@@ -151,8 +171,12 @@ void Session::on_first_bytes(beast::error_code ec, std::size_t n) {
 
 void Session::read_request() {
   phase_ = Phase::reading;
+  drop_spool();
   parser_.emplace();
-  parser_->body_limit(state_.options.max_body_bytes);
+  // A streamed route may take a larger body than the others: each request's
+  // limit is checked and set once its header is read (on_header), which is
+  // before any of the body is.
+  parser_->body_limit(boost::none);
   parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
   stream_.expires_after(state_.options.read_timeout);
   http::async_read_header(
@@ -162,7 +186,14 @@ void Session::read_request() {
 
 void Session::on_header(beast::error_code ec) {
   if (ec) return on_read_error(ec);
-  const auto& expect = parser_->get()[http::field::expect];
+  if (!maybe_spool()) return;
+  if (!file_parser_) {
+    auto length = parser_->content_length();
+    if (length && *length > state_.options.max_body_bytes)
+      return on_read_error(http::error::body_limit);
+    parser_->body_limit(state_.options.max_body_bytes);
+  }
+  const auto& expect = header()->operator[](http::field::expect);
   if (!beast::iequals(expect, "100-continue")) return read_body();
   auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
   out_ = cont;
@@ -173,6 +204,14 @@ void Session::on_header(beast::error_code ec) {
 }
 
 void Session::read_body() {
+  if (file_parser_) {
+    if (file_parser_->is_done()) return answer_spooled();
+    return http::async_read(stream_, buffer_, *file_parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->on_read_error(ec);
+                              self->answer_spooled();
+                            });
+  }
   if (parser_->is_done()) return answer();
   http::async_read(
       stream_, buffer_, *parser_,
@@ -187,6 +226,25 @@ void Session::on_body(beast::error_code ec) {
 // Limits and malformed requests get an answer; a client that went away or
 // timed out gets none.
 void Session::on_read_error(beast::error_code ec) {
+  if (ec == http::error::body_limit && file_parser_) {
+    const Spool* spool = nullptr;
+    if (const auto* h = header()) {
+      Request probe;
+      if (probe.set_target(h->target()))
+        spool = state_.router.spool_for(std::string(h->method_string()), probe.segments);
+    }
+    // The partial body goes now; the header stays for the error page.
+    file_parser_->get().body().close();
+    if (!spool_path_.empty()) {
+      std::error_code removed;
+      std::filesystem::remove(spool_path_, removed);
+      spool_path_.clear();
+    }
+    return send_error(413, "Content too large",
+                      spool != nullptr && !spool->too_large.empty()
+                          ? spool->too_large
+                          : "The upload is larger than this page accepts.");
+  }
   if (ec == http::error::body_limit) {
     return send_error(413, "Content too large",
                       "The request body is larger than " +
@@ -199,11 +257,90 @@ void Session::on_read_error(beast::error_code ec) {
   }
   bool parse_error = ec.category() == http::make_error_code(http::error::bad_method).category() &&
                      ec != http::error::end_of_stream && ec != http::error::partial_message;
+  drop_spool();
   if (parse_error) return send_error(400, "Bad request", "The request is not valid HTTP/1.1.");
   close();
 }
 
-Request Session::request_from(const http::request<http::string_body>& msg) {
+const http::request_header<>* Session::header() const {
+  if (file_parser_) return &file_parser_->get();
+  if (parser_ && parser_->is_header_done()) return &parser_->get();
+  return nullptr;
+}
+
+bool Session::maybe_spool() {
+  const auto& h = parser_->get();
+  if (h.method() != http::verb::post) return true;
+  if (multipart_boundary(h[http::field::content_type]).empty()) return true;
+  Request probe;
+  if (!probe.set_target(h.target())) return true;
+  const Spool* spool = state_.router.spool_for("POST", probe.segments);
+  if (spool == nullptr) return true;
+  auto length = parser_->content_length();
+  if (length && *length > spool->max_bytes) {
+    // Answered before a byte of the body is read; the close lingers.
+    file_parser_.emplace(std::move(*parser_));
+    parser_.reset();
+    on_read_error(http::error::body_limit);
+    return false;
+  }
+  std::error_code made;
+  std::filesystem::create_directories(spool->dir, made);
+  std::string path = spool->dir + "/upload-" + random_token(12);
+  file_parser_.emplace(std::move(*parser_));
+  parser_.reset();
+  file_parser_->body_limit(spool->max_bytes);
+  beast::error_code ec;
+  file_parser_->get().body().open(path.c_str(), beast::file_mode::write_new, ec);
+  if (ec) {
+    log::error(kLogger, "cannot spool an upload", {{"file", path}, {"error", ec.message()}});
+    send_error(500, "Internal server error",
+               "Something went wrong on our side. It has been logged; please try again later.");
+    return false;
+  }
+  spool_path_ = path;
+  return true;
+}
+
+void Session::drop_spool() {
+  file_parser_.reset();  // closes the body file
+  if (spool_path_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(spool_path_, ec);
+  spool_path_.clear();
+}
+
+// The same as answer(), for a body spooled to a file: the handler reads
+// Request::body_file, which is removed once it has returned.
+void Session::answer_spooled() {
+  phase_ = Phase::answering;
+  http::request<http::file_body> msg = file_parser_->release();
+  msg.body().close();
+  log::Scope scope(log::new_scope_id("req"));
+  auto started = std::chrono::steady_clock::now();
+  Request request = request_from(msg);
+  request.body_file = spool_path_;
+  Response response;
+  if (Status s = request.set_target(msg.target()); !s) {
+    response = Response::problem(400, "Bad request", "The request target is not a valid path.");
+  } else {
+    response = respond(request);
+  }
+  drop_spool();
+  Then then = msg.keep_alive() && !state_.stopping ? Then::next_request : Then::close;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  started);
+  log::debug(kLogger, "request",
+             {{"method", request.method},
+              {"path", request.path},
+              {"status", response.status},
+              {"ms", ms.count()},
+              {"spooled", true},
+              {"remote", remote_}});
+  write(std::move(response), false, then, msg.version());
+}
+
+Request Session::request_from(const http::request_header<>& msg) {
   Request request;
   request.method = std::string(msg.method_string());
   request.remote_address = remote_;
@@ -271,9 +408,9 @@ void Session::send_error(int status, const std::string& title, const std::string
   log::Scope scope(log::new_scope_id("req"));
   Response response = Response::problem(status, title, detail);
   Request request;
-  if (parser_ && parser_->is_header_done()) {
-    request = request_from(parser_->get());
-    if (request.set_target(parser_->get().target()))
+  if (const auto* h = header()) {
+    request = request_from(*h);
+    if (request.set_target(h->target()))
       response = state_.router.error(request, status, title, detail);
   }
   log::debug(kLogger, "request refused",
@@ -286,6 +423,7 @@ void Session::send_error(int status, const std::string& title, const std::string
 
 void Session::write(Response response, bool head, Then then, unsigned version) {
   add_security_headers(response);
+  if (!response.body_file.empty()) return write_file(std::move(response), head, then, version);
   auto msg = std::make_shared<http::response<http::string_body>>(
       static_cast<http::status>(response.status), version);
   for (auto& [name, value] : response.headers) {
@@ -316,6 +454,53 @@ void Session::write(Response response, bool head, Then then, unsigned version) {
                     });
 }
 
+// A response whose body is a file on disk, sent in pieces by Beast.
+void Session::write_file(Response response, bool head, Then then, unsigned version) {
+  http::file_body::value_type body;
+  beast::error_code ec;
+  body.open(response.body_file.c_str(), beast::file_mode::scan, ec);
+  if (ec) {
+    log::warn(kLogger, "a file to send cannot be opened",
+              {{"file", response.body_file}, {"error", ec.message()}});
+    Response missing = Response::text(404, "Not found\n");
+    add_security_headers(missing);
+    return write(std::move(missing), head, then, version);
+  }
+  auto fill = [&](auto& msg) {
+    for (auto& [name, value] : response.headers) {
+      if (header_safe(name) && header_safe(value)) {
+        msg.insert(name, value);
+      } else {
+        log::error(kLogger, "header dropped: it contains a line break", {{"header", name}});
+      }
+    }
+    msg.keep_alive(then == Then::next_request);
+    msg.content_length(body.size());
+  };
+  auto done = [self = shared_from_this(), then](beast::error_code e, std::size_t) {
+    self->out_.reset();
+    if (e || then == Then::close) return self->close();
+    if (then == Then::linger) return self->linger();
+    self->wait_for_request();
+  };
+  stream_.expires_after(state_.options.read_timeout);
+  if (head) {
+    // What GET would send, without the body.
+    auto msg = std::make_shared<http::response<http::empty_body>>(
+        static_cast<http::status>(response.status), version);
+    fill(*msg);
+    out_ = msg;
+    http::async_write(stream_, *msg, std::move(done));
+    return;
+  }
+  auto msg = std::make_shared<http::response<http::file_body>>(
+      static_cast<http::status>(response.status), version);
+  fill(*msg);
+  msg->body() = std::move(body);
+  out_ = msg;
+  http::async_write(stream_, *msg, std::move(done));
+}
+
 // A lingering close: stop sending, then read and drop whatever the client
 // still sends for a moment, so a response to a request whose body we did not
 // read is not destroyed by a TCP reset.
@@ -326,13 +511,14 @@ void Session::linger() {
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     stream_.expires_after(kLingerTime);
   }
-  stream_.async_read_some(asio::buffer(scratch_),
-                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                            self->drained_ += n;
-                            if (ec || self->drained_ > self->state_.options.max_body_bytes * 2)
-                              return self->close();
-                            self->linger();
-                          });
+  stream_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](beast::error_code ec,
+                                                                              std::size_t n) {
+    self->drained_ += n;
+    if (ec || self->drained_ >
+                  std::max(self->state_.options.max_body_bytes, self->state_.max_spool_bytes) * 2)
+      return self->close();
+    self->linger();
+  });
 }
 
 void Session::close() {

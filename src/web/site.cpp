@@ -6,6 +6,7 @@
 #include "core/timezone.h"
 #include "notify/outbox.h"
 #include "web/form.h"
+#include "web/multipart.h"
 
 namespace peto::web {
 
@@ -19,7 +20,8 @@ constexpr NavItem kNav[] = {
     {"nav_dashboard", "/"},          {"nav_listings", "/listings"},
     {"nav_captures", "/captures"},   {"nav_applications", "/applications"},
     {"nav_reminders", "/reminders"}, {"nav_companies", "/companies"},
-    {"nav_contacts", "/contacts"},   {"nav_profile", "/profile"},
+    {"nav_contacts", "/contacts"},   {"nav_documents", "/documents"},
+    {"nav_profile", "/profile"},
 };
 
 bool in_section(const std::string& path, const std::string& href) {
@@ -39,6 +41,13 @@ bool same_token(const std::string& a, const std::string& b) {
 // The CSRF token the request carries: the header, else the form field.
 std::string sent_csrf(const Request& r) {
   if (const std::string* h = r.header("X-CSRF-Token")) return *h;
+  // An upload form (web/multipart.h): its text fields, read in chunks.
+  if (const std::string* type = r.header("Content-Type");
+      type && !multipart_boundary(*type).empty()) {
+    Form fields;
+    if (!read_multipart(r, fields, nullptr)) return {};
+    return fields.get("csrf");
+  }
   return Form::parse(r).get("csrf");
 }
 

@@ -1,0 +1,345 @@
+#include "media/documents.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+
+#include "core/log.h"
+#include "core/token.h"
+#include "domain/applications.h"
+#include "media/copies.h"
+#include "media/sniff.h"
+#include "media/uploads.h"
+
+namespace peto::media {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kColumns =
+    "id, owner_id, title, kind, filename, content_type, language, notes, file, size, sha256,"
+    " verified_at, damage, version, replaces, subject_kind, subject_id, created_at, updated_at";
+
+Document from_row(const store::Row& r) {
+  Document d;
+  d.id = r.int_at(0);
+  d.owner_id = r.opt_int(1).value_or(0);
+  d.title = r.text(2);
+  d.kind = r.text(3);
+  d.filename = r.text(4);
+  d.content_type = r.text(5);
+  d.language = r.text(6);
+  d.notes = r.text(7);
+  d.file = r.text(8);
+  d.size = r.opt_int(9).value_or(0);
+  d.sha256 = r.opt_text(10).value_or("");
+  d.verified_at = r.int_at(11);
+  d.damage = r.text(12);
+  d.version = static_cast<int>(r.int_at(13));
+  d.replaces = r.opt_int(14);
+  d.subject_kind = r.text(15);
+  d.subject_id = r.opt_int(16);
+  d.created_at = r.int_at(17);
+  d.updated_at = r.int_at(18);
+  return d;
+}
+
+bool language_ok(const std::string& l) {
+  if (l.size() > 35) return false;
+  return std::all_of(l.begin(), l.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '-'; });
+}
+
+std::string stem_of(const std::string& filename) {
+  auto dot = filename.rfind('.');
+  return dot == std::string::npos || dot == 0 ? filename : filename.substr(0, dot);
+}
+
+void remove_quietly(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+}
+
+}  // namespace
+
+Damage check_upload(store::Db& db, const std::string& media_dir, const store::Row& row,
+                    const store::Value& now) {
+  FileFacts facts;
+  auto damage = check_file(media_dir + "/" + row.text(1), row.opt_int(2), row.opt_text(3), &facts);
+  std::optional<std::int64_t> fill_size;
+  if (damage == Damage::none && row.is_null(2)) fill_size = facts.size;
+  db.query(
+      "UPDATE uploads SET damage = ?, verified_at = COALESCE(?, now_ms()),"
+      " size = COALESCE(size, ?) WHERE id = ?",
+      {damage_name(damage), now, fill_size, row.int_at(0)});
+  return damage;
+}
+
+const std::vector<std::string>& document_kinds() {
+  static const std::vector<std::string> kinds = {
+      "cv",     "portfolio",        "cover_letter", "motivation_letter",
+      "report", "reference_letter", "other"};
+  return kinds;
+}
+
+Documents::Documents(store::Db& db, const Clock& clock, const Config& config)
+    : db_(db), clock_(clock), config_(config) {}
+
+std::string Documents::incoming_path(std::int64_t owner) const {
+  return config_.media_dir() + "/documents/" + std::to_string(owner) + "/" + random_token(12) +
+         ".part";
+}
+
+std::int64_t Documents::max_bytes() const {
+  return static_cast<std::int64_t>(config_.upload_max_mb) << 20;
+}
+
+std::string Documents::path_of(const Document& d) const {
+  return config_.media_dir() + "/" + d.file;
+}
+
+Made Documents::create(std::int64_t owner, const DocumentInput& in, const Received& file) {
+  return insert(owner, in, file, std::nullopt, 1);
+}
+
+Made Documents::create_from(std::int64_t owner, const DocumentInput& in, std::istream& bytes) {
+  Received file;
+  file.path = incoming_path(owner);
+  fs::create_directories(fs::path(file.path).parent_path());
+  {
+    std::ofstream out(file.path, std::ios::binary);
+    char buf[64 * 1024];
+    while (bytes) {
+      bytes.read(buf, sizeof buf);
+      if (bytes.gcount() > 0) out.write(buf, bytes.gcount());
+    }
+    if (!out) {
+      remove_quietly(file.path);
+      throw std::runtime_error("cannot write " + file.path);
+    }
+  }
+  auto facts = read_facts(file.path);
+  if (!facts) {
+    remove_quietly(file.path);
+    throw std::runtime_error("cannot read " + file.path);
+  }
+  file.size = facts->size;
+  file.sha256 = facts->sha256;
+  return insert(owner, in, file, std::nullopt, 1);
+}
+
+Made Documents::add_version(std::int64_t owner, std::int64_t of, DocumentInput in,
+                            const Received& file) {
+  auto chain = versions(owner, of);
+  if (chain.empty()) {
+    remove_quietly(file.path);
+    return domain::NotFound{};
+  }
+  const Document& latest = chain.front();
+  if (in.title.empty()) in.title = latest.title;
+  if (in.kind.empty()) in.kind = latest.kind;
+  if (in.language.empty()) in.language = latest.language;
+  in.subject_kind = latest.subject_kind;
+  in.subject_id = latest.subject_id;
+  return insert(owner, in, file, latest.id, latest.version + 1);
+}
+
+Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Received& file,
+                       std::optional<std::int64_t> replaces, int version) {
+  // The incoming file is removed on every way out but success.
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() {
+      if (!path.empty()) remove_quietly(path);
+    }
+  } incoming{file.path};
+
+  DocumentInput in = given;
+  if (in.title.empty()) in.title = stem_of(in.filename);
+  if (in.kind.empty()) in.kind = "other";
+  domain::FieldErrors errors;
+  Sniffed type;
+  if (file.size <= 0) {
+    errors.add("file", "documents_error_empty");
+  } else if (file.size > max_bytes()) {
+    errors.add("file", "documents_error_too_large");
+  } else {
+    type = sniff_file(file.path);
+    if (!type.allowed) errors.add("file", "documents_error_type");
+  }
+  if (in.title.empty()) errors.add("title", "error_required");
+  if (in.title.size() > 200) errors.add("title", "error_too_long");
+  if (std::find(document_kinds().begin(), document_kinds().end(), in.kind) ==
+      document_kinds().end())
+    errors.add("kind", "error_choice");
+  if (!language_ok(in.language)) errors.add("language", "documents_error_language");
+  if (in.notes.size() > 20000) errors.add("notes", "error_too_long");
+  if (in.filename.size() > 255) in.filename = in.filename.substr(in.filename.size() - 255);
+  if (in.subject_kind != "" && in.subject_kind != "application" && in.subject_kind != "listing")
+    errors.add("subject", "error_choice");
+  if (in.subject_kind.empty()) in.subject_id.reset();
+  if (!in.subject_kind.empty() && !in.subject_id) errors.add("subject", "error_required");
+  if (!errors.empty()) {
+    if (errors.has("file"))
+      log::info("documents", "upload refused",
+                {{"user", owner}, {"size", file.size}, {"detected", type.detected}});
+    return errors;
+  }
+
+  // Its place: the same folder, a name of its own with the sniffed extension.
+  const std::string rel =
+      "documents/" + std::to_string(owner) + "/" + random_token(12) + "." + type.extension;
+  const std::string final_path = config_.media_dir() + "/" + rel;
+  fs::create_directories(fs::path(final_path).parent_path());
+  fs::rename(file.path, final_path);  // same folder: atomic
+  incoming.path = final_path;
+
+  const Millis now = clock_.now_ms();
+  auto made = db_.write([&](store::Conn& conn) -> Made {
+    if (in.subject_id) {
+      const std::string table = in.subject_kind == "application" ? "applications" : "listings";
+      if (conn.query("SELECT 1 FROM " + table + " WHERE id = ? AND owner_id = ?",
+                     {*in.subject_id, owner})
+              .empty()) {
+        domain::FieldErrors e;
+        e.add("subject", "documents_error_subject");
+        return e;
+      }
+    }
+    auto rows = conn.query(
+        "INSERT INTO uploads (file, size, sha256, verified_at, damage, created_at, owner_id, title,"
+        " kind, filename, content_type, language, notes, version, replaces, subject_kind,"
+        " subject_id, updated_at) VALUES (?, ?, ?, 0, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING " +
+            std::string(kColumns),
+        {rel, file.size, file.sha256, now, owner, in.title, in.kind, in.filename, type.content_type,
+         in.language, in.notes, version, replaces, in.subject_kind, in.subject_id, now});
+    Document d = from_row(rows[0]);
+    plan_copies_in(conn, owner, d.id, now);
+    return d;
+  });
+  if (std::holds_alternative<Document>(made)) {
+    incoming.path.clear();  // the row names it now
+    log::info("documents", "document stored",
+              {{"user", owner},
+               {"upload", std::get<Document>(made).id},
+               {"version", version},
+               {"size", file.size}});
+  }
+  return made;
+}
+
+std::optional<Document> Documents::get(std::int64_t owner, std::int64_t id) {
+  auto rows =
+      db_.query("SELECT " + std::string(kColumns) + " FROM uploads WHERE id = ? AND owner_id = ?",
+                {id, owner});
+  if (rows.empty()) return std::nullopt;
+  return from_row(rows[0]);
+}
+
+std::vector<Document> Documents::list(std::int64_t owner) {
+  std::vector<Document> out;
+  for (const auto& r :
+       db_.query("SELECT " + std::string(kColumns) +
+                     " FROM uploads WHERE owner_id = ? ORDER BY created_at DESC, id DESC",
+                 {owner}))
+    out.push_back(from_row(r));
+  return out;
+}
+
+std::vector<Document> Documents::list_for(std::int64_t owner, const std::string& subject_kind,
+                                          std::int64_t subject_id) {
+  std::vector<Document> out;
+  for (const auto& r : db_.query("SELECT " + std::string(kColumns) +
+                                     " FROM uploads WHERE owner_id = ? AND subject_kind = ?"
+                                     " AND subject_id = ? ORDER BY created_at DESC, id DESC",
+                                 {owner, subject_kind, subject_id}))
+    out.push_back(from_row(r));
+  return out;
+}
+
+std::vector<Document> Documents::versions(std::int64_t owner, std::int64_t id) {
+  auto start = get(owner, id);
+  if (!start) return {};
+  // Back to the first version, then forward to the last; chains are short.
+  std::vector<Document> older;
+  Document at = *start;
+  while (at.replaces) {
+    auto prev = get(owner, *at.replaces);
+    if (!prev || older.size() > 1000) break;
+    older.push_back(*prev);
+    at = *prev;
+  }
+  std::vector<Document> newer;
+  at = *start;
+  while (newer.size() <= 1000) {
+    auto rows = db_.query("SELECT " + std::string(kColumns) +
+                              " FROM uploads WHERE replaces = ? AND owner_id = ? ORDER BY id",
+                          {at.id, owner});
+    if (rows.empty()) break;
+    at = from_row(rows[0]);
+    newer.push_back(at);
+  }
+  std::vector<Document> out(newer.rbegin(), newer.rend());
+  out.push_back(*start);
+  out.insert(out.end(), older.begin(), older.end());
+  return out;
+}
+
+bool Documents::remove(std::int64_t owner, std::int64_t id) {
+  auto gone = db_.write([&](store::Conn& conn) -> std::optional<std::string> {
+    auto rows =
+        conn.query("SELECT file, replaces FROM uploads WHERE id = ? AND owner_id = ?", {id, owner});
+    if (rows.empty()) return std::nullopt;
+    // The next version now replaces the one before this one.
+    conn.query("UPDATE uploads SET replaces = ? WHERE replaces = ? AND owner_id = ?",
+               {rows[0].opt_int(1), id, owner});
+    conn.query("DELETE FROM uploads WHERE id = ? AND owner_id = ?", {id, owner});
+    return rows[0].text(0);
+  });
+  if (!gone) return false;
+  // After the commit: a file that cannot be removed now is left to the sweep.
+  if (!gone->empty()) remove_quietly(config_.media_dir() + "/" + *gone);
+  log::info("documents", "document removed", {{"user", owner}, {"upload", id}});
+  return true;
+}
+
+std::variant<std::int64_t, domain::FieldErrors, domain::NotFound> Documents::record_sent(
+    std::int64_t owner, std::int64_t application_id, std::int64_t upload_id,
+    const std::string& note) {
+  if (note.size() > 20000) {
+    domain::FieldErrors e;
+    e.add("note", "error_too_long");
+    return e;
+  }
+  const Millis now = clock_.now_ms();
+  return db_.write([&](store::Conn& conn)
+                       -> std::variant<std::int64_t, domain::FieldErrors, domain::NotFound> {
+    if (conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?",
+                   {application_id, owner})
+            .empty())
+      return domain::NotFound{};
+    auto doc = conn.query("SELECT title, version FROM uploads WHERE id = ? AND owner_id = ?",
+                          {upload_id, owner});
+    if (doc.empty()) {
+      domain::FieldErrors e;
+      e.add("upload", "documents_error_choose");
+      return e;
+    }
+    std::string summary =
+        "Sent: " + doc[0].text(0) + " (version " + std::to_string(doc[0].int_at(1)) + ")";
+    if (summary.size() > 250) summary = summary.substr(0, 247) + "...";
+    domain::add_event(conn, application_id, now, "document_sent", summary, note);
+    auto ev = conn.query(
+        "SELECT MAX(id) FROM application_events WHERE application_id = ? AND kind = "
+        "'document_sent'",
+        {application_id});
+    std::int64_t event_id = ev[0].int_at(0);
+    conn.query("UPDATE application_events SET upload_id = ? WHERE id = ?", {upload_id, event_id});
+    return event_id;
+  });
+}
+
+}  // namespace peto::media
