@@ -1,9 +1,233 @@
 #include "media/copies.h"
 
+#include <algorithm>
+
+#include "core/log.h"
+#include "media/stores.h"
+#include "media/uploads.h"
+#include "notify/connections.h"
+
 namespace peto::media {
 
-void plan_copies_in(store::Conn&, std::int64_t, std::int64_t, Millis) {}
+namespace {
 
-std::vector<CopyView> list_copies(store::Conn&, std::int64_t, std::int64_t) { return {}; }
+std::string clipped(const std::string& s) {
+  return s.size() > kCopyErrorMax ? s.substr(0, kCopyErrorMax) : s;
+}
+
+}  // namespace
+
+void plan_copies_in(store::Conn& conn, std::int64_t owner, std::int64_t upload_id, Millis now) {
+  conn.query(
+      "INSERT INTO document_copies (owner_id, upload_id, connection_id, status, attempts,"
+      " next_attempt_at, created_at)"
+      " SELECT ?, ?, id, 'pending', 0, ?, ? FROM connections"
+      " WHERE owner_id = ? AND kind = 'store' AND enabled = 1"
+      " ON CONFLICT (upload_id, connection_id) DO NOTHING",
+      {owner, upload_id, now, now, owner});
+}
+
+std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::int64_t upload_id) {
+  std::vector<CopyView> out;
+  for (const auto& r :
+       conn.query("SELECT d.id, d.connection_id, c.label, c.plugin, d.status, d.attempts,"
+                  " d.next_attempt_at, d.sent_at, d.external_url, d.last_error"
+                  " FROM document_copies d JOIN connections c ON c.id = d.connection_id"
+                  " WHERE d.owner_id = ? AND d.upload_id = ? ORDER BY d.created_at, d.id",
+                  {owner, upload_id})) {
+    CopyView v;
+    v.id = r.int_at(0);
+    v.connection_id = r.int_at(1);
+    v.store_label = r.text(2);
+    v.plugin = r.text(3);
+    v.status = r.text(4);
+    v.attempts = static_cast<int>(r.int_at(5));
+    if (v.status == "pending" || (v.status == "failed" && v.attempts < kCopyMaxAttempts))
+      v.next_attempt_at = r.opt_int(6);
+    v.sent_at = r.opt_int(7);
+    v.external_url = r.text(8);
+    v.last_error = r.text(9);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Millis copy_retry_delay_ms(int attempts) {
+  return kCopyFirstRetryMs << std::clamp(attempts - 1, 0, 20);
+}
+
+const char* copy_outcome_name(CopyOutcome o) {
+  switch (o) {
+    case CopyOutcome::sent:
+      return "sent";
+    case CopyOutcome::declined:
+      return "declined";
+    case CopyOutcome::refused:
+      return "refused";
+    case CopyOutcome::busy:
+      return "busy";
+    default:
+      return "failed";
+  }
+}
+
+Copies::Copies(store::Db& db, const Clock& clock, const Config& config,
+               const notify::HttpClient& http)
+    : db_(db), clock_(clock), config_(config), http_(http) {}
+
+std::vector<std::int64_t> Copies::due() {
+  Millis now = clock_.now_ms();
+  std::vector<std::int64_t> ids;
+  for (const auto& r : db_.query("SELECT d.id FROM document_copies d"
+                                 " JOIN connections c ON c.id = d.connection_id"
+                                 " JOIN users u ON u.id = d.owner_id"
+                                 " WHERE d.status IN ('pending', 'failed') AND d.attempts < ?"
+                                 " AND d.next_attempt_at <= ?"
+                                 " AND (d.claimed_until IS NULL OR d.claimed_until <= ?)"
+                                 " AND c.enabled = 1 AND c.kind = 'store' AND u.active = 1"
+                                 " ORDER BY d.next_attempt_at, d.id LIMIT ?",
+                                 {kCopyMaxAttempts, now, now, kCopyBatch}))
+    ids.push_back(r.int_at(0));
+  return ids;
+}
+
+std::optional<Millis> Copies::claim(std::int64_t id) {
+  Millis now = clock_.now_ms();
+  Millis until = now + kCopyClaimMs;
+  auto claimed = db_.query(
+      "UPDATE document_copies SET claimed_until = ? WHERE id = ? AND status <> 'sent'"
+      " AND (claimed_until IS NULL OR claimed_until <= ?)",
+      {until, id, now});
+  if (claimed.affected == 0) return std::nullopt;
+  return until;
+}
+
+// Writes an outcome while the claim is still ours; clears the claim.
+void Copies::finish(std::int64_t id, Millis claim, const std::string& status,
+                    const std::string& error, std::optional<Millis> next,
+                    const std::string& external_id, const std::string& external_url) {
+  const bool sent = status == "sent";
+  db_.query(
+      "UPDATE document_copies SET status = ?, last_error = ?, next_attempt_at = ?,"
+      " sent_at = COALESCE(?, sent_at),"
+      " external_id = CASE WHEN ? <> '' THEN ? ELSE external_id END,"
+      " external_url = CASE WHEN ? <> '' THEN ? ELSE external_url END,"
+      " claimed_until = NULL WHERE id = ? AND claimed_until = ?",
+      {status, clipped(error), next.value_or(0),
+       sent ? store::Value(clock_.now_ms()) : store::Value(), clipped(external_id),
+       clipped(external_id), clipped(external_url), clipped(external_url), id, claim});
+}
+
+CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
+  auto rows = db_.query(
+      "SELECT d.owner_id, d.upload_id, d.connection_id, d.attempts, u.file, u.filename,"
+      " u.content_type, u.sha256, c.plugin, c.enabled, c.kind, c.config, d.next_attempt_at,"
+      " d.status"
+      " FROM document_copies d JOIN uploads u ON u.id = d.upload_id"
+      " LEFT JOIN connections c ON c.id = d.connection_id"
+      " WHERE d.id = ? AND d.claimed_until = ?",
+      {id, claim});
+  if (rows.empty()) return CopyOutcome::busy;  // the claim was lost (taken over after 15 min)
+  const auto& row = rows[0];
+  const std::int64_t connection_id = row.int_at(2);
+  const Store* store = row.is_null(8) ? nullptr : find_store(row.text(8));
+  const bool usable = store != nullptr && row.int_at(9) != 0 && row.text(10) == "store";
+  Millis now = clock_.now_ms();
+
+  // The policy first: a refusal is no attempt.
+  if (usable) {
+    auto config = nlohmann::json::parse(row.text(11), nullptr, false);
+    if (!config.is_object()) config = nlohmann::json::object();
+    if (std::string why = store->refusal(config, config_); !why.empty()) {
+      finish(id, claim, row.text(13), why, std::max(now, row.int_at(12)) + kCopyFirstRetryMs);
+      log::info("copies", "copy refused by policy", {{"copy", id}, {"reason", why}});
+      return CopyOutcome::refused;
+    }
+  }
+
+  const int attempts = static_cast<int>(row.int_at(3)) + 1;
+  db_.query(
+      "UPDATE document_copies SET attempts = ?, last_attempt_at = ? WHERE id = ?"
+      " AND claimed_until = ?",
+      {attempts, now, id, claim});
+  auto failed = [&](const std::string& why) {
+    finish(id, claim, "failed", why, clock_.now_ms() + copy_retry_delay_ms(attempts));
+    log::info("copies", "copy failed",
+              {{"copy", id}, {"attempt", attempts}, {"error", clipped(why)}});
+    return CopyOutcome::failed;
+  };
+  if (!usable) return failed("The store connection is switched off, removed or unknown.");
+
+  notify::Connections connections(db_, clock_, config_);
+  std::optional<nlohmann::json> config;
+  {
+    auto conn = db_.acquire();
+    config = connections.full_config(*conn, connection_id);
+  }
+  if (!config)
+    return failed(
+        "The connection's secrets cannot be opened (PETO_SECRET_KEY changed); enter them again.");
+  if (row.text(4).empty()) return failed("The document has no file.");
+  PutFile file;
+  file.path = config_.media_dir() + "/" + row.text(4);
+  FileFacts facts;
+  auto damage = check_file(file.path, std::nullopt, row.opt_text(7), &facts);
+  if (damage == Damage::missing) return failed("The document's file is missing.");
+  if (damage == Damage::changed)
+    return failed("The document's file no longer matches its checksum; it was not sent.");
+  std::string filename = row.text(5).empty() ? "document" : row.text(5);
+  file.remote_name = std::to_string(row.int_at(1)) + "-" + filename;
+  file.content_type = row.text(6);
+  file.size = facts.size;
+  file.sha256 = facts.sha256;
+
+  PutResult result;
+  try {
+    result = store->put(file, *config, PutContext{http_, config_, clock_});
+  } catch (const std::exception& e) {
+    result = PutResult::failed(std::string("Error: ") + e.what());
+  }
+  switch (result.outcome) {
+    case PutResult::Outcome::sent: {
+      finish(id, claim, "sent", "", std::nullopt, result.external_id, result.external_url);
+      auto conn = db_.acquire();
+      connections.record(*conn, connection_id, true, "");
+      log::info("copies", "copy sent", {{"copy", id}, {"store", std::string(store->name())}});
+      return CopyOutcome::sent;
+    }
+    case PutResult::Outcome::declined:
+      finish(id, claim, "declined",
+             result.message.empty() ? "The store did not accept the file." : result.message,
+             std::nullopt);
+      log::info("copies", "copy declined", {{"copy", id}, {"error", clipped(result.message)}});
+      return CopyOutcome::declined;
+    case PutResult::Outcome::unusable: {
+      {
+        auto conn = db_.acquire();
+        connections.retire(*conn, connection_id, result.message, false);
+      }
+      return failed(result.message);
+    }
+    default:
+      return failed(result.message.empty() ? "The copy failed without saying why."
+                                           : result.message);
+  }
+}
+
+std::optional<CopyOutcome> Copies::send_now(std::int64_t owner, std::int64_t copy_id) {
+  if (db_.query("SELECT 1 FROM document_copies WHERE id = ? AND owner_id = ?", {copy_id, owner})
+          .empty())
+    return std::nullopt;
+  Millis now = clock_.now_ms();
+  Millis until = now + kCopyClaimMs;
+  // Its own claim, taken together with the reset.
+  auto claimed = db_.query(
+      "UPDATE document_copies SET claimed_until = ?, attempts = 0, next_attempt_at = ?"
+      " WHERE id = ? AND owner_id = ? AND status <> 'sent'"
+      " AND (claimed_until IS NULL OR claimed_until <= ?)",
+      {until, now, copy_id, owner, now});
+  if (claimed.affected == 0) return CopyOutcome::busy;
+  return attempt(copy_id, until);
+}
 
 }  // namespace peto::media

@@ -2,12 +2,15 @@
 // connections (SPEC §6, reference scheduler §3.4).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/config.h"
+#include "notify/http.h"
 #include "store/db.h"
 
 namespace peto::media {
@@ -33,5 +36,61 @@ struct CopyView {
 };
 // The copies of `owner`'s upload, oldest first; empty for somebody else's.
 std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::int64_t upload_id);
+
+// Sending (reference scheduler §3.4, #509 claim, #1172 budget).
+//
+// A copy is due when it is pending or failed, has had fewer than 6 attempts,
+// next_attempt_at has come, it is not claimed (claimed_until null or past),
+// its connection is enabled and its owner active. A sender claims a row with
+// one conditional UPDATE that sets claimed_until = now + 15 min only if the
+// row is not sent and not claimed; every outcome clears claimed_until, and is
+// written only while the claim is still the sender's own, so two senders
+// never send one copy at once and a late one never overwrites a newer try.
+//
+// One attempt: a connection the policy now refuses (Store::refusal) costs no
+// attempt: the row waits 5 minutes with the reason. Otherwise attempts + 1,
+// then: connection gone, disabled or not a store, unreadable secrets, the
+// file missing or no longer matching its SHA-256 → failed; the store's
+// answer: sent (external id and URL, the connection marked working),
+// declined (never retried), failed, or unusable (the connection is retired,
+// the copy failed). A failure waits 5 min × 2^(attempts−1) (5, 10, 20, 40,
+// 80 min); after the 6th the row stays failed and is never due again until a
+// person presses "Send now", which resets attempts to 0 and tries at once.
+inline constexpr int kCopyBatch = 50;
+inline constexpr int kCopyMaxAttempts = 6;
+inline constexpr Millis kCopyFirstRetryMs = 5 * 60 * 1000;
+inline constexpr Millis kCopyClaimMs = 15 * 60 * 1000;
+inline constexpr std::size_t kCopyErrorMax = 500;
+
+// The wait after failed attempt n (1-based): 5 min × 2^(n−1).
+Millis copy_retry_delay_ms(int attempts);
+
+enum class CopyOutcome { sent, failed, declined, refused, busy };
+const char* copy_outcome_name(CopyOutcome o);  // "sent", "failed", "declined", "refused", "busy"
+
+class Copies {
+ public:
+  Copies(store::Db& db, const Clock& clock, const Config& config, const notify::HttpClient& http);
+
+  // The ids of the first kCopyBatch due copies, in (next_attempt_at, id) order.
+  std::vector<std::int64_t> due();
+  // Claims copy `id` for one attempt; the claim's value, nullopt when the
+  // copy is sent, claimed by another sender or gone.
+  std::optional<Millis> claim(std::int64_t id);
+  // One attempt on a copy claimed with `claim` (see above).
+  CopyOutcome attempt(std::int64_t id, Millis claim);
+  // "Send now" on `owner`'s copy: attempts back to 0, claimed, tried at once.
+  // nullopt: no such copy of this owner; busy: it is sent or being sent.
+  std::optional<CopyOutcome> send_now(std::int64_t owner, std::int64_t copy_id);
+
+ private:
+  void finish(std::int64_t id, Millis claim, const std::string& status, const std::string& error,
+              std::optional<Millis> next, const std::string& external_id = "",
+              const std::string& external_url = "");
+  store::Db& db_;
+  const Clock& clock_;
+  const Config& config_;
+  const notify::HttpClient& http_;
+};
 
 }  // namespace peto::media

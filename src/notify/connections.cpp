@@ -1,9 +1,13 @@
 #include "notify/connections.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "core/i18n.h"
 #include "core/log.h"
+#include "media/stores.h"
+#include "media/uploads.h"
 
 namespace peto::notify {
 
@@ -68,6 +72,45 @@ bool is_blank(const json& v) {
 }
 
 }  // namespace
+
+namespace {
+
+PluginSpec spec_of(const Notifier& n) {
+  return {"notifier", std::string(n.name()), std::string(n.label_key()), n.fields(), &n, nullptr};
+}
+
+PluginSpec spec_of(const media::Store& st) {
+  return {"store", std::string(st.name()), std::string(st.label_key()), st.fields(), nullptr, &st};
+}
+
+}  // namespace
+
+ConfigErrors PluginSpec::validate(const json& config, const Config& instance) const {
+  if (notifier != nullptr) return notifier->validate(config, instance);
+  if (store != nullptr) return store->validate(config, instance);
+  return {};
+}
+
+std::string PluginSpec::summary(const json& config) const {
+  if (notifier != nullptr) return notifier->summary(config);
+  if (store != nullptr) return store->summary(config);
+  return "";
+}
+
+std::optional<PluginSpec> find_plugin(std::string_view name) {
+  if (const Notifier* n = find_notifier(name)) return spec_of(*n);
+  if (const media::Store* st = media::find_store(name)) return spec_of(*st);
+  return std::nullopt;
+}
+
+std::vector<PluginSpec> plugins(std::string_view kind) {
+  std::vector<PluginSpec> out;
+  if (kind == "notifier")
+    for (const Notifier* n : notifiers()) out.push_back(spec_of(*n));
+  if (kind == "store")
+    for (const media::Store* st : media::stores()) out.push_back(spec_of(*st));
+  return out;
+}
 
 Connections::Connections(store::Db& db, const Clock& clock, const Config& config)
     : db_(db), clock_(clock), config_(config), box_(config.secret_key) {}
@@ -170,18 +213,20 @@ std::optional<Connection> Connections::get(std::int64_t owner, std::int64_t id) 
 
 // `current` (config and secrets merged) updated with `values`, checked; the
 // merged result, or the errors.
-std::variant<json, ConfigErrors> Connections::checked(const Notifier& n, json current,
+std::variant<json, ConfigErrors> Connections::checked(const PluginSpec& n, json current,
                                                       const json& values) {
   ConfigErrors errors;
   if (!values.is_object()) {
     errors[""] = "error_config_not_object";
     return errors;
   }
-  auto specs = n.fields();
+  const auto& specs = n.fields;
   for (const auto& [k, v] : values.items()) {
     bool known =
         std::any_of(specs.begin(), specs.end(), [&](const auto& f) { return f.name == k; });
-    bool event = k.rfind("event_", 0) == 0 && is_event(std::string_view(k).substr(6));
+    // Event switches belong to notifiers only.
+    bool event = n.notifier != nullptr && k.rfind("event_", 0) == 0 &&
+                 is_event(std::string_view(k).substr(6));
     if (!known && !event) errors[k] = "error_field_unknown";
     if (event) {
       FieldSpec b;
@@ -235,9 +280,9 @@ std::variant<json, ConfigErrors> Connections::checked(const Notifier& n, json cu
 namespace {
 
 // Splits a merged config into (non-secret config, secrets).
-std::pair<json, json> split(const Notifier& n, const json& merged) {
+std::pair<json, json> split(const PluginSpec& n, const json& merged) {
   json config = json::object(), secrets = json::object();
-  auto specs = n.fields();
+  const auto& specs = n.fields;
   for (const auto& [k, v] : merged.items()) {
     auto f = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.name == k; });
     if (f != specs.end() && f->secret) {
@@ -249,10 +294,10 @@ std::pair<json, json> split(const Notifier& n, const json& merged) {
   return {config, secrets};
 }
 
-std::optional<std::string> checked_label(const std::string& label, const Notifier& n,
+std::optional<std::string> checked_label(const std::string& label, const PluginSpec& n,
                                          ConfigErrors& errors) {
   std::string l = trim(label);
-  if (l.empty()) l = std::string(n.name());
+  if (l.empty()) l = n.name;
   if (l.size() > kMaxLabel) {
     errors["label"] = "error_field_too_long";
     return std::nullopt;
@@ -274,8 +319,8 @@ std::variant<Connection, ConfigErrors> Connections::create_in(store::Conn& conn,
                                                               const std::string& label,
                                                               const json& values, bool enabled) {
   ConfigErrors errors;
-  const Notifier* n = find_notifier(plugin);
-  if (n == nullptr) {
+  auto n = find_plugin(plugin);
+  if (!n) {
     errors["plugin"] = "error_notifier_unknown";
     return errors;
   }
@@ -288,9 +333,9 @@ std::variant<Connection, ConfigErrors> Connections::create_in(store::Conn& conn,
   auto rows = conn.query(
       std::string("INSERT INTO connections (owner_id, kind, plugin, label, config,"
                   " secrets_encrypted, enabled, created_at, updated_at)"
-                  " VALUES (?, 'notifier', ?, ?, ?, ?, ?, ?, ?) RETURNING ") +
+                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ") +
           kColumns,
-      {owner, std::string(n->name()), *l, config.dump(),
+      {owner, n->kind, n->name, *l, config.dump(),
        secrets.empty() ? std::string() : box_.seal(secrets.dump()), enabled ? 1 : 0, now, now});
   return connection_from(rows[0], box_);
 }
@@ -307,8 +352,8 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
         if (rows.empty()) return std::nullopt;
         Connection current = connection_from(rows[0], box_);
         ConfigErrors errors;
-        const Notifier* n = find_notifier(current.plugin);
-        if (n == nullptr) {
+        auto n = find_plugin(current.plugin);
+        if (!n) {
           errors["plugin"] = "error_notifier_unknown";
           return errors;
         }
@@ -357,6 +402,8 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
   auto c = get(owner, id);
   if (!c) return std::nullopt;
   auto conn = db_.acquire();
+  if (const media::Store* store = media::find_store(c->plugin))
+    return test_store(*conn, *store, id, http);
   const Notifier* n = find_notifier(c->plugin);
   SendResult result;
   auto config = full_config(*conn, id);
@@ -385,6 +432,58 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
     }
   }
   record(*conn, id, result.outcome == SendResult::Outcome::sent, result.message);
+  return result;
+}
+
+// A store's test: "peto-test.txt" (a line of text) copied to it now.
+std::optional<SendResult> Connections::test_store(store::Conn& conn, const media::Store& store,
+                                                  std::int64_t id, const HttpClient& http) {
+  using O = SendResult::Outcome;
+  SendResult result;
+  auto config = full_config(conn, id);
+  if (!config) {
+    result = {O::final, "error_secrets_unreadable", std::nullopt, false};
+  } else if (std::string why = store.refusal(*config, config_); !why.empty()) {
+    result = {O::final, why, std::nullopt, false};
+  } else {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(config_.data_dir, ec);
+    fs::path path = fs::path(config_.data_dir) / (".store-test-" + std::to_string(id) + ".txt");
+    const std::string text = "A test file from peto; it can be deleted.\n";
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << text;
+    }
+    media::PutFile file;
+    file.path = path.string();
+    file.remote_name = "peto-test.txt";
+    file.content_type = "text/plain; charset=utf-8";
+    auto facts = media::read_facts(file.path);
+    file.size = facts ? facts->size : 0;
+    file.sha256 = facts ? facts->sha256 : "";
+    media::PutResult put;
+    try {
+      put = store.put(file, *config, media::PutContext{http, config_, clock_});
+    } catch (const std::exception& e) {
+      put = media::PutResult::failed(e.what());
+    }
+    fs::remove(path, ec);
+    switch (put.outcome) {
+      case media::PutResult::Outcome::sent:
+        result = {O::sent, "", std::nullopt, false};
+        break;
+      case media::PutResult::Outcome::declined:
+        result = {O::final, put.message, std::nullopt, false};
+        break;
+      case media::PutResult::Outcome::unusable:
+        result = {O::unusable, put.message, std::nullopt, false};
+        break;
+      default:
+        result = {O::failed, put.message, std::nullopt, false};
+    }
+  }
+  record(conn, id, result.outcome == O::sent, result.message);
   return result;
 }
 

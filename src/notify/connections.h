@@ -1,5 +1,5 @@
-// Connections: a person's links to the outside world (kind "notifier" for
-// now; stores and syncs join later), several per notifier allowed.
+// Connections: a person's links to the outside world (kind "notifier" or
+// "store"; syncs join later), several per plugin allowed.
 //
 //   Connections connections(db, clock, config);
 //   auto made = connections.create(owner, "webhook", "My board",
@@ -12,7 +12,7 @@
 // never returned by list/get (only which secret fields are set). Per-event
 // switches are config booleans "event_<name>" (notify/notifier.h: wants).
 //
-// Input (create/update `values`): every field of the notifier by name, as a
+// Input (create/update `values`): every field of the plugin by name, as a
 // JSON string, number or boolean; on update a field left out or a secret
 // given as "" keeps its current value. Values are checked against the
 // notifier's FieldSpecs (required, type, length ≤ 2000) and then by its
@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -37,13 +38,35 @@
 #include "store/db.h"
 #include "store/migrate.h"
 
+namespace peto::media {
+class Store;
+}
+
 namespace peto::notify {
+
+// What a connection's plugin declares, whatever its kind: a notifier
+// (notify/notifier.h) or a store (media/stores.h). Plugin names are unique
+// across kinds, so the plugin decides the connection's kind.
+struct PluginSpec {
+  std::string kind;  // "notifier" or "store"
+  std::string name;
+  std::string label_key;
+  std::vector<FieldSpec> fields;
+  const Notifier* notifier = nullptr;   // when kind is "notifier"
+  const media::Store* store = nullptr;  // when kind is "store"
+
+  ConfigErrors validate(const nlohmann::json& config, const Config& instance) const;
+  std::string summary(const nlohmann::json& config) const;
+};
+std::optional<PluginSpec> find_plugin(std::string_view name);
+// Every plugin of `kind` ("notifier", "store"), in the "add" menu's order.
+std::vector<PluginSpec> plugins(std::string_view kind);
 
 struct Connection {
   std::int64_t id = 0;
   std::int64_t owner_id = 0;
-  std::string kind = "notifier";
-  std::string plugin;  // the notifier's name
+  std::string kind = "notifier";  // or "store"
+  std::string plugin;             // the notifier's or the store's name
   std::string label;
   nlohmann::json config = nlohmann::json::object();  // non-secret fields and event_* switches
   std::vector<std::string> secrets_set;              // names of secret fields that hold a value
@@ -85,7 +108,9 @@ class Connections {
   std::optional<nlohmann::json> full_config(store::Conn& conn, std::int64_t id);
 
   // Sends a test notification now (event "test", no key, delivery id
-  // "test"), records the outcome on the connection and returns it.
+  // "test") — or, for a store, copies a small text file named
+  // "peto-test.txt" to it — records the outcome on the connection and
+  // returns it (a store's declined reads as final).
   std::optional<SendResult> test(std::int64_t owner, std::int64_t id, const HttpClient& http,
                                  const std::string& language);
 
@@ -96,7 +121,9 @@ class Connections {
   void retire(store::Conn& conn, std::int64_t id, const std::string& reason, bool keep_secrets);
 
  private:
-  std::variant<nlohmann::json, ConfigErrors> checked(const Notifier& n, nlohmann::json current,
+  std::optional<SendResult> test_store(store::Conn& conn, const media::Store& store,
+                                       std::int64_t id, const HttpClient& http);
+  std::variant<nlohmann::json, ConfigErrors> checked(const PluginSpec& n, nlohmann::json current,
                                                      const nlohmann::json& values);
   store::Db& db_;
   const Clock& clock_;

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <boost/url.hpp>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 
@@ -326,7 +328,19 @@ Answer run_exchange(const Exchange& x) {
   curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(x.request.max_bytes));
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_text);
 
-  if (x.method == "GET" && x.body.empty()) {
+  // A body streamed from a file (HttpRequest::body_file).
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, &std::fclose);
+  const bool from_file = !x.request.body_file.empty() && x.method != "GET" && x.method != "HEAD";
+  if (from_file) {
+    file.reset(std::fopen(x.request.body_file.c_str(), "rb"));
+    std::error_code ec;
+    auto size = std::filesystem::file_size(x.request.body_file, ec);
+    if (!file || ec) return fail(HttpError::Kind::other, "The file to send could not be read.");
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READDATA, file.get());
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    if (x.method != "PUT") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, x.method.c_str());
+  } else if (x.method == "GET" && x.body.empty()) {
     curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
   } else if (x.method == "HEAD") {
     curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
@@ -397,6 +411,8 @@ std::optional<HttpError> check_request(const HttpRequest& r) {
   }
   if (r.user_agent.find_first_of("\r\n") != std::string::npos)
     return fail(HttpError::Kind::bad_url, "The user agent cannot be sent as given.");
+  if (!r.body_file.empty() && !r.body.empty())
+    return fail(HttpError::Kind::other, "A request has either a body or a body file, not both.");
   if (r.max_redirects < 0 || r.timeout.count() <= 0)
     return fail(HttpError::Kind::other, "max_redirects and timeout must not be negative.");
   return std::nullopt;

@@ -61,6 +61,10 @@ struct HttpRequest {
   std::string url;
   HttpHeaders headers;  // sent as given; names and values must not contain CR or LF
   std::string body;
+  // A file whose bytes are the body instead, read from disk as they are sent
+  // (a store's upload); `body` must then be empty. Not sent on a redirect
+  // that turns the request into a GET.
+  std::string body_file;
   std::chrono::milliseconds timeout{10000};  // the whole exchange, every redirect included
   std::size_t max_bytes = 2 << 20;           // response body limit
   int max_redirects = 0;                     // 0 = redirects are answers, never followed

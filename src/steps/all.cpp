@@ -2,6 +2,7 @@
 
 #include "media/uploads.h"
 #include "steps/announce.h"
+#include "steps/copies.h"
 #include "steps/purge.h"
 #include "steps/scrub.h"
 #include "steps/sweep.h"
@@ -14,7 +15,7 @@ std::vector<std::unique_ptr<engine::Step>> all() {
   list.push_back(std::make_unique<Reminders>());
   list.push_back(std::make_unique<Quiet>());
   list.push_back(std::make_unique<Closing>());
-  // … document copies (with their issue)
+  list.push_back(std::make_unique<Copies>());
   list.push_back(std::make_unique<Deliveries>());
   // … syncs (with their issue)
   list.push_back(std::make_unique<Upkeep>());

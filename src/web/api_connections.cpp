@@ -1,5 +1,5 @@
-// /api/v1/connections: a person's notifier connections, and /api/v1/notices,
-// their in-app inbox.
+// /api/v1/connections: a person's connections (kind "notifier" or "store"),
+// and /api/v1/notices, their in-app inbox.
 //
 // A connection is answered as {id, kind, plugin, label, enabled, config,
 // secrets_set, last_ok_at, last_error, created_at, updated_at}: `config` holds
@@ -57,7 +57,7 @@ json connection_schema() {
   return {{"type", "object"},
           {"properties",
            {{"id", {{"type", "integer"}}},
-            {"kind", {{"type", "string"}, {"enum", {"notifier"}}}},
+            {"kind", {{"type", "string"}, {"enum", {"notifier", "store"}}}},
             {"plugin", {{"type", "string"}}},
             {"label", {{"type", "string"}}},
             {"enabled", {{"type", "boolean"}}},
@@ -80,23 +80,29 @@ json connection_schema() {
 
 // The writable fields; `creating` adds `plugin` (required).
 json input_schema(bool creating) {
-  json properties = {{"label", {{"type", "string"}, {"maxLength", 100}}},
-                     {"enabled", {{"type", "boolean"}}},
-                     {"config",
-                      {{"type", "object"},
-                       {"description",
-                        "The notifier's fields by name (secret ones write-only) and "
-                        "event_<name> booleans; on PATCH a field left out, or a secret sent "
-                        "as "
-                        "\"\", keeps its value"}}}};
+  json properties = {
+      {"label", {{"type", "string"}, {"maxLength", 100}}},
+      {"enabled", {{"type", "boolean"}}},
+      {"config",
+       {{"type", "object"},
+        {"description",
+         "The plugin's fields by name (secret ones write-only) and, for a "
+         "notifier, event_<name> booleans; on PATCH a field left out, or a secret sent "
+         "as "
+         "\"\", keeps its value"}}}};
   json schema = {{"type", "object"}, {"additionalProperties", false}};
   if (creating) {
-    properties["plugin"] = {
-        {"type", "string"},
-        {"enum", json::array()},
-        {"description", "The notifier: email, webhook, ntfy, gotify, telegram"}};
-    for (const notify::Notifier* n : notify::notifiers())
-      properties["plugin"]["enum"].push_back(std::string(n->name()));
+    properties["plugin"] = {{"type", "string"},
+                            {"enum", json::array()},
+                            {"description",
+                             "The notifier (email, webhook, ntfy, gotify, telegram) or the store "
+                             "(local, webdav, s3)"}};
+    for (const char* kind : {"notifier", "store"})
+      for (const notify::PluginSpec& n : notify::plugins(kind))
+        properties["plugin"]["enum"].push_back(n.name);
+    properties["kind"] = {{"type", "string"},
+                          {"enum", {"notifier", "store"}},
+                          {"description", "Optional: when given, it must be the plugin's kind"}};
     schema["required"] = {"plugin"};
   }
   schema["properties"] = properties;
@@ -137,7 +143,7 @@ Written read_body(const json& body, const std::vector<std::string>& allowed,
       w.enabled = value.get<bool>();
     else if (name == "config" && value.is_object())
       w.config = value;
-    else if (name == "plugin" && value.is_string())
+    else if ((name == "plugin" || name == "kind") && value.is_string())
       continue;
     else
       errors.add(name, "error_type");
@@ -186,8 +192,13 @@ void add_connection_reads(Api& api, Site& site) {
 // Idempotency-Key holds like every other POST's).
 Response create_connection(Api& api, Site& site, ApiCall& c) {
   domain::FieldErrors errors;
-  Written w = read_body(c.body, {"plugin", "label", "enabled", "config"}, errors);
+  Written w = read_body(c.body, {"plugin", "kind", "label", "enabled", "config"}, errors);
   if (!c.body.contains("plugin")) errors.add("plugin", "error_required");
+  if (errors.empty() && c.body.contains("kind")) {
+    auto plugin = notify::find_plugin(c.body["plugin"].get<std::string>());
+    if (plugin && plugin->kind != c.body["kind"].get<std::string>())
+      errors.add("kind", "error_kind_mismatch");
+  }
   if (!errors.empty()) return api.invalid(c.request, errors);
   auto made =
       connections_of(site).create_in(*c.tx, c.owner(), c.body["plugin"].get<std::string>(),
@@ -217,7 +228,7 @@ Response test_connection(Api& api, Site& site, ApiCall& c) {
 
 void add_connection_writes(Api& api, Site& site) {
   Site* s = &site;
-  json op = api_operation("createConnection", "Connect a notifier", "connections");
+  json op = api_operation("createConnection", "Connect a notifier or a store", "connections");
   api_body(op, input_schema(true));
   api_answer(op, 201, "The connection", connection_schema());
   auto create = [s, &api](ApiCall& c) { return create_connection(api, *s, c); };
@@ -270,7 +281,8 @@ void add_connection_writes(Api& api, Site& site) {
            },
        .id_kind = "connections"});
 
-  op = api_operation("testConnection", "Send a test notice now", "connections");
+  op = api_operation("testConnection", "Send a test notice now (a store: copy peto-test.txt to it)",
+                     "connections");
   api_id_parameter(op);
   api_answer(
       op, 200, "What happened",

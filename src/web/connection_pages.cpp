@@ -1,7 +1,9 @@
-// /profile/connections: a person's notifier connections (e-mail, webhook,
-// ntfy…), and /inbox, the notices peto keeps for them in the app.
+// /profile/connections: a person's connections — notifiers (e-mail, webhook,
+// ntfy…) and stores (a local folder, WebDAV, S3) — and /inbox, the notices
+// peto keeps for them in the app.
 //
-// The form is built from the notifier's FieldSpecs (notify/notifier.h).
+// The form is built from the plugin's FieldSpecs (notify/notifier.h); the
+// event switches are a notifier's only.
 // Secret fields are password inputs that are never filled back, not even
 // after a refused submission: on edit a blank one keeps the stored secret
 // (Connections::update reads "" so). notify::Connections checks everything
@@ -29,7 +31,7 @@ using nlohmann::json;
 using notify::ConfigErrors;
 using notify::Connection;
 using notify::FieldSpec;
-using notify::Notifier;
+using notify::PluginSpec;
 
 constexpr int kInboxPageSize = 50;
 constexpr const char* kListPath = "/profile/connections";
@@ -50,8 +52,8 @@ const notify::HttpClient& http_client() {
 }
 
 std::string notifier_label(const Site& site, const Visitor& v, const std::string& plugin) {
-  const Notifier* n = notify::find_notifier(plugin);
-  return n != nullptr ? site.catalogue().text(v.language, std::string(n->label_key())) : plugin;
+  auto n = notify::find_plugin(plugin);
+  return n ? site.catalogue().text(v.language, n->label_key) : plugin;
 }
 
 bool has(const std::vector<std::string>& names, const std::string& name) {
@@ -62,9 +64,9 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 // (Connections reads whole numbers from text and names a field that is not
 // one), booleans from checkboxes, and every event switch (the form always
 // shows them all, so an unchecked box means off).
-json values_from(const Form& f, const Notifier& n) {
+json values_from(const Form& f, const PluginSpec& n) {
   json values = json::object();
-  for (const FieldSpec& spec : n.fields()) {
+  for (const FieldSpec& spec : n.fields) {
     const std::string key = "config_" + spec.name;
     if (spec.type == FieldSpec::Type::boolean) {
       values[spec.name] = f.get(key) == "on";
@@ -72,14 +74,15 @@ json values_from(const Form& f, const Notifier& n) {
     }
     values[spec.name] = f.get(key);
   }
-  for (const std::string& event : notify::events())
-    values["event_" + event] = f.get("event_" + event) == "on";
+  if (n.notifier != nullptr)
+    for (const std::string& event : notify::events())
+      values["event_" + event] = f.get("event_" + event) == "on";
   return values;
 }
 
 // What the form shows again after a refusal: everything typed but the secrets.
-json without_secrets(json values, const Notifier& n) {
-  for (const FieldSpec& spec : n.fields())
+json without_secrets(json values, const PluginSpec& n) {
+  for (const FieldSpec& spec : n.fields)
     if (spec.secret) values.erase(spec.name);
   return values;
 }
@@ -106,9 +109,9 @@ std::string input_type(const FieldSpec& spec) {
   }
 }
 
-// What the form is showing: a new connection of `notifier`, or `existing`.
+// What the form is showing: a new connection of `plugin`, or `existing`.
 struct FormState {
-  const Notifier* notifier = nullptr;
+  PluginSpec plugin = {};
   std::optional<Connection> existing = std::nullopt;
   std::string label = "";
   bool enabled = true;
@@ -176,24 +179,31 @@ json field_view(const Site& site, const Visitor& v, const FormState& s, const Fi
 // The page of one connection's form: new or edit, with errors, and on edit
 // the outcome of a test send when there was one.
 Response form_page(Site& site, const Request& r, const Visitor& v, int status, const FormState& s) {
-  const Notifier& n = *s.notifier;
-  const std::string kind = notifier_label(site, v, std::string(n.name()));
+  const PluginSpec& n = s.plugin;
+  const std::string kind = notifier_label(site, v, n.name);
   std::vector<std::string> unplaced;  // errors that belong to no input shown
   for (const auto& [field, _] : s.errors) unplaced.push_back(field);
 
   json fields = json::array();
-  for (const FieldSpec& spec : n.fields()) fields.push_back(field_view(site, v, s, spec, unplaced));
+  for (const FieldSpec& spec : n.fields) fields.push_back(field_view(site, v, s, spec, unplaced));
   json events = json::array();
-  for (const std::string& event : notify::events())
-    events.push_back({{"id", "event-" + event},
-                      {"name", "event_" + event},
-                      {"label", site.catalogue().text(v.language, "connections_event_" + event)},
-                      {"checked", notify::wants(s.config, event, n)}});
+  if (n.notifier != nullptr)
+    for (const std::string& event : notify::events())
+      events.push_back({{"id", "event-" + event},
+                        {"name", "event_" + event},
+                        {"label", site.catalogue().text(v.language, "connections_event_" + event)},
+                        {"checked", notify::wants(s.config, event, *n.notifier)}});
 
-  json data = {
-      {"kind_label", kind},       {"plugin", std::string(n.name())}, {"fields", fields},
-      {"events", events},         {"values", {{"label", s.label}}},  {"enabled", s.enabled},
-      {"errors", json::object()}, {"has_errors", !s.errors.empty()}};
+  json data = {{"kind_label", kind},
+               {"plugin", n.name},
+               {"fields", fields},
+               {"events", events},
+               {"has_events", !events.empty()},
+               {"is_store", n.kind == "store"},
+               {"values", {{"label", s.label}}},
+               {"enabled", s.enabled},
+               {"errors", json::object()},
+               {"has_errors", !s.errors.empty()}};
   if (auto it = s.errors.find("label"); it != s.errors.end()) {
     data["errors"]["label"] = site.catalogue().text(v.language, it->second);
     unplaced.erase(std::remove(unplaced.begin(), unplaced.end(), "label"), unplaced.end());
@@ -214,22 +224,26 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     data["delete_action"] = base + "/delete";
   } else {
     data["title"] = site.catalogue().fill(v.language, "connections_new_title", {{"kind", kind}});
-    data["action"] = std::string(kListPath) + "/new?plugin=" + url_encode(n.name());
+    data["action"] = std::string(kListPath) + "/new?plugin=" + url_encode(n.name);
   }
   if (s.tested) {
     const bool sent = s.tested->outcome == notify::SendResult::Outcome::sent;
     std::string message = s.tested->message;
-    if (sent || message.empty())
-      message = site.catalogue().text(v.language,
-                                      sent ? "connections_test_sent" : "connections_test_failed");
+    if (sent || message.empty()) {
+      const std::string prefix =
+          n.kind == "store" ? "connections_test_store_" : "connections_test_";
+      message = site.catalogue().text(v.language, prefix + (sent ? "sent" : "failed"));
+    } else {
+      message = site.catalogue().text(v.language, message);  // a catalogue key or a sentence
+    }
     data["flash"] = {{"kind", sent ? "success" : "error"}, {"message", message}};
   }
   return site.render(r, v, status, "connection_form", data);
 }
 
-FormState state_of(const Connection& c, const Notifier& n) {
+FormState state_of(const Connection& c, const PluginSpec& n) {
   FormState s;
-  s.notifier = &n;
+  s.plugin = n;
   s.existing = c;
   s.label = c.label;
   s.enabled = c.enabled;
@@ -244,22 +258,29 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
   const json& t = site.catalogue().messages(v.language);
   json items = json::array();
   for (const Connection& c : connections_of(site).list(v.account.id)) {
-    const Notifier* n = notify::find_notifier(c.plugin);
+    auto n = notify::find_plugin(c.plugin);
     items.push_back({{"id", c.id},
                      {"href", std::string(kListPath) + "/" + std::to_string(c.id)},
                      {"label", c.label},
                      {"kind_label", notifier_label(site, v, c.plugin)},
-                     {"summary", n != nullptr ? n->summary(c.config) : std::string()},
+                     {"summary", n ? n->summary(c.config) : std::string()},
                      {"enabled", c.enabled},
                      {"last_ok", c.last_ok_at ? site.format_time(v, *c.last_ok_at)
                                               : t.value("connections_never", "")},
                      {"last_error", c.last_error}});
   }
-  json add = json::array();
-  for (const Notifier* n : notify::notifiers())
-    add.push_back({{"href", std::string(kListPath) + "/new?plugin=" + url_encode(n->name())},
-                   {"label", site.catalogue().text(v.language, std::string(n->label_key()))}});
-  json data = {{"items", items}, {"has_items", !items.empty()}, {"add", add}};
+  // The "add" menu, one list per kind: where notices go, where documents go.
+  auto menu = [&](std::string_view kind) {
+    json add = json::array();
+    for (const PluginSpec& n : notify::plugins(kind))
+      add.push_back({{"href", std::string(kListPath) + "/new?plugin=" + url_encode(n.name)},
+                     {"label", site.catalogue().text(v.language, n.label_key)}});
+    return add;
+  };
+  json data = {{"items", items},
+               {"has_items", !items.empty()},
+               {"add", menu("notifier")},
+               {"add_stores", menu("store")}};
   if (!error.empty()) data["form_error"] = site.catalogue().text(v.language, error);
   // The outcome of the form that redirected here (a fixed set: nothing from
   // the query string is echoed).
@@ -269,60 +290,58 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
   return site.render(r, v, status, "connections", data);
 }
 
-const Notifier* chosen_notifier(const Request& r) {
+std::optional<PluginSpec> chosen_plugin(const Request& r) {
   std::string plugin = Form::from_query(r).get("plugin");
   if (plugin.empty()) plugin = Form::parse(r).get("plugin");
-  return notify::find_notifier(plugin);
+  return notify::find_plugin(plugin);
 }
 
 Response get_new(Site& site, Request& r, const Visitor& v) {
-  const Notifier* n = chosen_notifier(r);
-  if (n == nullptr) return site.not_found(r, v);
+  auto n = chosen_plugin(r);
+  if (!n) return site.not_found(r, v);
   FormState s;
-  s.notifier = n;
-  s.label = notifier_label(site, v, std::string(n->name()));
+  s.plugin = *n;
+  s.label = notifier_label(site, v, n->name);
   return form_page(site, r, v, 200, s);
 }
 
 Response post_new(Site& site, Request& r, const Visitor& v) {
-  const Notifier* n = chosen_notifier(r);
-  if (n == nullptr) return list_page(site, r, v, 422, "connections_error_plugin");
+  auto n = chosen_plugin(r);
+  if (!n) return list_page(site, r, v, 422, "connections_error_plugin");
   Form f = Form::parse(r);
   json values = values_from(f, *n);
-  auto made =
-      connections_of(site).create(v.account.id, std::string(n->name()), f.get("label"), values);
+  auto made = connections_of(site).create(v.account.id, n->name, f.get("label"), values);
   if (auto* errors = std::get_if<ConfigErrors>(&made)) {
     FormState s;
-    s.notifier = n;
+    s.plugin = *n;
     s.label = f.get("label");
     s.config = without_secrets(values, *n);
     s.errors = *errors;
     return form_page(site, r, v, 422, s);
   }
-  log::info("web", "connection created",
-            {{"user", v.account.id},
-             {"connection", std::get<Connection>(made).id},
-             {"plugin", std::string(n->name())}});
+  log::info(
+      "web", "connection created",
+      {{"user", v.account.id}, {"connection", std::get<Connection>(made).id}, {"plugin", n->name}});
   return Site::redirect(std::string(kListPath) + "?done=added");
 }
 
-// The visitor's connection named by the path and its notifier; nullopt (the
-// 404 page) for anybody else's, a missing one, or one whose notifier is gone.
-std::optional<std::pair<Connection, const Notifier*>> owned(Site& site, const Request& r,
-                                                            const Visitor& v) {
+// The visitor's connection named by the path and its plugin; nullopt (the
+// 404 page) for anybody else's, a missing one, or one whose plugin is gone.
+std::optional<std::pair<Connection, PluginSpec>> owned(Site& site, const Request& r,
+                                                       const Visitor& v) {
   auto id = path_id(r);
   if (!id) return std::nullopt;
   auto c = connections_of(site).get(v.account.id, *id);
   if (!c) return std::nullopt;
-  const Notifier* n = notify::find_notifier(c->plugin);
-  if (n == nullptr) return std::nullopt;
-  return std::make_pair(std::move(*c), n);
+  auto n = notify::find_plugin(c->plugin);
+  if (!n) return std::nullopt;
+  return std::make_pair(std::move(*c), std::move(*n));
 }
 
 Response get_edit(Site& site, Request& r, const Visitor& v) {
   auto found = owned(site, r, v);
   if (!found) return site.not_found(r, v);
-  return form_page(site, r, v, 200, state_of(found->first, *found->second));
+  return form_page(site, r, v, 200, state_of(found->first, found->second));
 }
 
 Response post_edit(Site& site, Request& r, const Visitor& v) {
@@ -330,15 +349,15 @@ Response post_edit(Site& site, Request& r, const Visitor& v) {
   if (!found) return site.not_found(r, v);
   const auto& [c, n] = *found;
   Form f = Form::parse(r);
-  json values = values_from(f, *n);
+  json values = values_from(f, n);
   const bool enabled = f.get("enabled") == "on";
   auto changed = connections_of(site).update(v.account.id, c.id, f.get("label"), values, enabled);
   if (!changed) return site.not_found(r, v);
   if (auto* errors = std::get_if<ConfigErrors>(&*changed)) {
-    FormState s = state_of(c, *n);
+    FormState s = state_of(c, n);
     s.label = f.get("label");
     s.enabled = enabled;
-    s.config = without_secrets(values, *n);
+    s.config = without_secrets(values, n);
     s.errors = *errors;
     return form_page(site, r, v, 422, s);
   }
@@ -360,7 +379,7 @@ Response post_test(Site& site, Request& r, const Visitor& v) {
              {"outcome", std::string(result->outcome_name())}});
   // Read again: the test recorded last_ok_at or last_error.
   auto now = connections_of(site).get(v.account.id, found->first.id);
-  FormState s = state_of(now ? *now : found->first, *found->second);
+  FormState s = state_of(now ? *now : found->first, found->second);
   s.tested = *result;
   return form_page(site, r, v, 200, s);
 }

@@ -1,0 +1,134 @@
+// Store: one place a document can be copied to (a local folder, WebDAV, an
+// S3-compatible bucket).
+//
+// A person connects a store as a Connection of kind "store"
+// (notify/connections.h): the store declares the fields that connection holds
+// (fields(), secrets marked), checks them (validate()), and copies one file
+// with them (put()). The copies step (steps/copies.h, media/copies.h) calls
+// put() and turns the PutResult into the document copy's next state, so a
+// store never retries, sleeps or writes to the database itself.
+//
+// put() may be called from several threads and processes at once; a store
+// holds no state between calls. It must not throw for a failure of the other
+// side; an exception escaping put() counts as an ordinary failure. Every
+// request a store makes goes through the guarded notify::HttpClient.
+//
+// put() writes the same remote name every time it is called for one copy, so
+// a copy sent twice (a crash after the upload, before the row was marked)
+// replaces itself on the store instead of making a second file.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/config.h"
+#include "notify/http.h"
+#include "notify/notifier.h"
+
+namespace peto::media {
+
+using notify::ConfigErrors;
+using notify::FieldSpec;
+
+// A FieldSpec for a store's form.
+inline FieldSpec store_field(std::string name, std::string label_key, std::string help_key = "",
+                             FieldSpec::Type type = FieldSpec::Type::text) {
+  FieldSpec f;
+  f.name = std::move(name);
+  f.label_key = std::move(label_key);
+  f.help_key = std::move(help_key);
+  f.type = type;
+  return f;
+}
+
+// The file to copy: what the copies step read from the upload's row and
+// checked against the file on disk.
+struct PutFile {
+  std::string path;          // absolute path of the file on disk
+  std::string remote_name;   // the name to give it on the store ("42-cv.pdf"), [A-Za-z0-9._-]
+  std::string content_type;  // "application/pdf"; "" = application/octet-stream
+  std::int64_t size = 0;
+  std::string sha256;  // hex, of the bytes at `path`
+};
+
+struct PutContext {
+  const notify::HttpClient& http;
+  const Config& config;  // allow_private_destinations, local_store_root()
+  const Clock& clock;    // the time S3 requests are signed at
+  std::chrono::milliseconds timeout{120'000};
+};
+
+struct PutResult {
+  enum class Outcome {
+    sent,      // the store has the file: external_id (its name there) and external_url
+    declined,  // the store will not take it (too large, refused type): trying again cannot help
+    failed,    // try again later (5xx, timeout, refused connection, missing folder)
+    unusable,  // the connection itself is over (credentials refused): retire it
+  };
+  Outcome outcome = Outcome::failed;
+  std::string external_id;
+  std::string external_url;
+  std::string message;  // a sentence for the person; "" when sent
+
+  static PutResult sent(std::string id, std::string url) {
+    return {Outcome::sent, std::move(id), std::move(url), ""};
+  }
+  static PutResult declined(std::string why) { return {Outcome::declined, "", "", std::move(why)}; }
+  static PutResult failed(std::string why) { return {Outcome::failed, "", "", std::move(why)}; }
+  static PutResult unusable(std::string why) { return {Outcome::unusable, "", "", std::move(why)}; }
+  std::string_view outcome_name() const;  // "sent", "declined", "failed", "unusable"
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  virtual std::string_view name() const = 0;       // "local", "webdav", "s3"
+  virtual std::string_view label_key() const = 0;  // locales/*/stores.json
+  virtual std::vector<FieldSpec> fields() const = 0;
+  // Checks a complete config (secrets included, already type-checked against
+  // fields()).
+  virtual ConfigErrors validate(const nlohmann::json& config, const Config& instance) const = 0;
+  // One line for the connections list ("https://dav.example/peto/").
+  virtual std::string summary(const nlohmann::json& config) const = 0;
+  // Whether the instance's policy refuses this connection as it stands (a
+  // private address while PETO_ALLOW_PRIVATE_DESTINATIONS is off, a folder
+  // that now leads out of the local store root): the reason, "" when allowed.
+  // A refusal costs the copy no attempt.
+  virtual std::string refusal(const nlohmann::json& config, const Config& instance) const;
+  // Copies `file` with `config` (config and secrets merged).
+  virtual PutResult put(const PutFile& file, const nlohmann::json& config,
+                        const PutContext& ctx) const = 0;
+};
+
+// Every built-in store, in the order the "add" menu shows them.
+const std::vector<const Store*>& stores();
+// The built-ins themselves (store_local.cpp, store_webdav.cpp, store_s3.cpp).
+const Store& local_store();
+const Store& webdav_store();
+const Store& s3_store();
+const Store* find_store(std::string_view name);
+
+// A file name every store takes: letters, digits, '.', '-' and '_' (anything
+// else becomes '_'), no leading dot, at most 120 characters; "file" when
+// nothing is left.
+std::string safe_name(std::string_view name);
+
+// The usual reading of an HTTP answer to an upload: 2xx sent (the caller
+// fills in the id and URL); 401/403 unusable; 408, 429, 5xx and 3xx (redirects
+// are never followed) failed; other 4xx declined. Transport errors failed.
+PutResult read_put_answer(const std::variant<notify::HttpResponse, notify::HttpError>& answer,
+                          std::string_view what);
+
+// The policy's view of an http(s) URL's host as written: the reason an IP
+// literal or "localhost" is refused, "" otherwise (host names are checked
+// again, resolved, when the request is made).
+std::string url_refusal(const std::string& url, const Config& instance);
+
+}  // namespace peto::media
