@@ -6,6 +6,8 @@
 #include "capture/errand.h"
 #include "core/log.h"
 #include "engine/worker.h"
+#include "media/backups.h"
+#include "media/exports.h"
 
 namespace peto::app {
 
@@ -30,6 +32,25 @@ engine::TaskKinds task_kinds(App& app) {
     return capture::run_fetch(*app.db, *app.clock, *http, task, options);
   };
   k.add(std::move(fetch));
+  // The scheduled backup, claimed by the scheduler after its pass; not
+  // retried (the next slot runs it again), its outcome is in backup_state.
+  engine::TaskKind backup;
+  backup.name = media::kScheduledBackupTask;
+  backup.max_attempts = 1;
+  backup.handler = [&app](const engine::Task&) -> Result<std::string> {
+    Status s = media::run_scheduled_backup(app.config, *app.db, *app.clock);
+    if (!s) return s;
+    return std::string();
+  };
+  k.add(std::move(backup));
+  // Packing up a person's data into an archive kept for a day (an errand).
+  engine::TaskKind packing;
+  packing.name = media::kExportTask;
+  packing.max_attempts = 1;
+  packing.handler = [&app](const engine::Task& task) {
+    return media::run_export_task(*app.db, *app.clock, app.config, task.id, task.owner);
+  };
+  k.add(std::move(packing));
   // Exports, notification sends and backups join with their issues.
   return k;
 }

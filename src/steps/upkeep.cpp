@@ -2,6 +2,7 @@
 
 #include "capture/kept_pages.h"
 #include "engine/queue.h"
+#include "media/exports.h"
 #include "notify/outbox.h"
 
 namespace peto::steps {
@@ -13,6 +14,7 @@ engine::Counts Upkeep::run(engine::PassContext& ctx) {
   c["reaped"] = queue.prune_finished(kKeepFinished);
   c["pages_expired"] = capture::KeptPages(ctx.db, ctx.clock, ctx.config.pages_dir())
                            .expire(ctx.config.capture_page_keep_days);
+  c["archives_reaped"] = media::reap_archives(ctx.db, ctx.config.exports_dir(), ctx.clock.now_ms());
   c["notices_forgotten"] = notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire());
   return c;
 }
@@ -21,6 +23,8 @@ std::vector<std::string> Upkeep::summary(const engine::Counts& c) const {
   std::vector<std::string> lines;
   if (auto n = c.count("reaped") ? c.at("reaped") : 0)
     lines.push_back(std::to_string(n) + " finished errands and expired archives removed");
+  if (auto n = c.count("archives_reaped") ? c.at("archives_reaped") : 0)
+    lines.push_back(std::to_string(n) + " expired export archives removed");
   if (auto n = c.count("pages_expired") ? c.at("pages_expired") : 0)
     lines.push_back(std::to_string(n) + " kept capture pages expired");
   if (auto n = c.count("interrupted") ? c.at("interrupted") : 0)

@@ -11,6 +11,9 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_account_routes(router, site);
   add_token_routes(router, site);
   add_connection_routes(router, site);
+  add_document_routes(router, site);
+  add_copy_routes(router, site);
+  add_export_routes(router, site);
   add_record_routes(router, site);
   add_capture_routes(router, site);
   router.set_error_page(site.error_page());

@@ -124,5 +124,16 @@ void add_account_routes(Router& router, Site& site);
 void add_token_routes(Router& router, Site& site);
 // /profile/connections (notifier connections) and /inbox (web/connection_pages.cpp).
 void add_connection_routes(Router& router, Site& site);
+// /documents: uploads, versions, downloads (web/document_pages.cpp).
+void add_document_routes(Router& router, Site& site);
+// /profile/export and /profile/import: the person's data as a zip (web/export_pages.cpp).
+void add_export_routes(Router& router, Site& site);
+// POST /documents/{id}/copies/{copy_id}/send: "Send now" (web/copy_pages.cpp).
+void add_copy_routes(Router& router, Site& site);
+// The "Documents" part of an application's or a listing's page: the documents
+// attached to it, the upload link and (for an application) "Record as sent";
+// templates/document_section.mustache shows it.
+nlohmann::json document_section(Site& site, const Visitor& v, const std::string& subject_kind,
+                                std::int64_t subject_id);
 
 }  // namespace peto::web

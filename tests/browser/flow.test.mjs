@@ -481,7 +481,26 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     } catch (err) {
       failures.push(`a capture review page: not checked: ${err.message}`);
     }
-    for (const p of ['/', '/listings', '/listings?view=table', '/listings/new', listing,
+    // A document's page: upload a small PDF through the form (multipart,
+    // streamed to disk by the server).
+    let docPage = null;
+    try {
+      await visit(page, '/documents/new');
+      await page.setInputFiles('#doc-file', {
+        name: 'cv.pdf', mimeType: 'application/pdf',
+        buffer: Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n'),
+      });
+      await page.fill('#doc-title', 'CV 2026');
+      await submit(page, page.locator('form[action="/documents/new"] button[type=submit]'));
+      docPage = new URL(page.url()).pathname;
+      if (!/^\/documents\/\d+$/.test(docPage)) throw new Error(`the upload landed on ${docPage}`);
+    } catch (err) {
+      failures.push(`a document page: not checked: ${err.message}`);
+      docPage = null;
+    }
+    for (const p of ['/documents', '/documents/new', docPage, '/profile/export', '/profile/import',
+      '/profile/connections/new?plugin=webdav',
+      '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
       '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
       '/profile/connections/new?plugin=webhook', '/inbox', '/captures', review]) {

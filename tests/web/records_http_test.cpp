@@ -2,8 +2,11 @@
 // validate without half-saving, CSRF, escaping and the everyday flow.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "capture/kept_pages.h"
 #include "core/timezone.h"
@@ -12,6 +15,8 @@
 #include "domain/applications.h"
 #include "domain/captures.h"
 #include "domain/records.h"
+#include "media/documents.h"
+#include "media/exports.h"
 #include "notify/connections.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
@@ -85,12 +90,27 @@ TEST_F(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
           .create(ana.account().id, "webhook", "Ana's",
                   {{"url", "https://localhost/hook"}, {"secret", "0123456789abcdef"}});
   const std::int64_t connection_id = std::get<notify::Connection>(connection).id;
+  std::istringstream cv("%PDF-1.4\n%%EOF\n");
+  const std::int64_t document_id =
+      std::get<media::Document>(media::Documents(*db_, clock_, config_)
+                                    .create_from(ana.account().id, {.title = "CV"}, cv))
+          .id;
+  std::filesystem::create_directories(config_.exports_dir());
+  std::ofstream(config_.exports_dir() + "/ana.zip") << "PK";
+  const std::int64_t archive_id = media::record_archive(
+      *db_, ana.account().id, std::nullopt, "ana.zip", "peto-export.zip", 2, clock_.now_ms());
   const std::map<std::string, std::int64_t> not_records = {
       {"/profile/tokens/{id}/revoke",
        std::get<domain::NewToken>(tokens.create(ana.account().id, "Ana's", {"read"})).token.id},
       {"/profile/connections/{id}", connection_id},
       {"/profile/connections/{id}/test", connection_id},
-      {"/profile/connections/{id}/delete", connection_id}};
+      {"/profile/connections/{id}/delete", connection_id},
+      {"/documents/{id}", document_id},
+      {"/documents/{id}/file", document_id},
+      {"/documents/{id}/versions", document_id},
+      {"/documents/{id}/delete", document_id},
+      {"/documents/{id}/copies/{copy_id}/send", document_id},
+      {"/profile/export/{id}/download", archive_id}};
 
   int checked = 0;
   for (const Route& route : router_.routes()) {
@@ -99,6 +119,8 @@ TEST_F(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
     std::string path = route.pattern;
     if (auto other = not_records.find(route.pattern); other != not_records.end()) {
       path.replace(at, 4, std::to_string(other->second));
+      // A second parameter (a document's copy): one that would exist.
+      if (auto copy = path.find("{copy_id}"); copy != std::string::npos) path.replace(copy, 9, "1");
     } else {
       std::string kind = route.segments.at(0);
       ASSERT_TRUE(ids.count(kind)) << "no record of kind " << kind << " for " << route.pattern;

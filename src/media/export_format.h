@@ -1,0 +1,80 @@
+// The layout of peto.json that the writer (exports.cpp) and the reader
+// (imports.cpp) share: which columns of each table travel, and their types.
+// Internal to media/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace peto::media::format {
+
+struct Column {
+  std::string name;
+  bool number = false;  // an integer (else text); null is allowed for both
+};
+
+// The columns a record kind carries beyond its fields and created_at /
+// updated_at: the scheduler's marks that an announcement was made.
+inline std::vector<Column> kind_marks(const std::string& kind) {
+  if (kind == "listings") return {{"closed_at", true}, {"closing_announced_for", false}};
+  if (kind == "applications") return {{"quiet_announced_at", true}};
+  if (kind == "reminders") return {{"notified_at", true}};
+  return {};
+}
+
+// The record kinds in the order they are imported (each refers only to the
+// kinds before it).
+inline const std::vector<std::string>& kind_order() {
+  static const std::vector<std::string> order = {"companies",    "contacts",   "listings",
+                                                 "applications", "interviews", "offers",
+                                                 "reminders",    "notes",      "tags"};
+  return order;
+}
+
+inline const std::vector<Column>& event_columns() {
+  static const std::vector<Column> c = {
+      {"id", true},           {"application_id", true}, {"kind", false},
+      {"occurred_at", true},  {"summary", false},       {"body", false},
+      {"from_status", false}, {"to_status", false},     {"end_reason", false},
+      {"interview_id", true}, {"upload_id", true},      {"actor", false},
+      {"created_at", true}};
+  return c;
+}
+
+inline const std::vector<Column>& capture_columns() {
+  static const std::vector<Column> c = {
+      {"id", true},         {"url", false},           {"origin", false},    {"status", false},
+      {"parser", false},    {"parser_version", true}, {"data", false},      {"error", false},
+      {"listing_id", true}, {"application_id", true}, {"created_at", true}, {"updated_at", true}};
+  return c;
+}
+
+inline const std::vector<Column>& listing_event_columns() {
+  static const std::vector<Column> c = {
+      {"id", true},           {"listing_id", true}, {"kind", false},      {"occurred_at", true},
+      {"summary", false},     {"body", false},      {"capture_id", true}, {"actor", false},
+      {"external_id", false}, {"created_at", true}};
+  return c;
+}
+
+inline const std::vector<Column>& document_columns() {
+  static const std::vector<Column> c = {{"id", true},
+                                        {"title", false},
+                                        {"kind", false},
+                                        {"filename", false},
+                                        {"content_type", false},
+                                        {"language", false},
+                                        {"notes", false},
+                                        {"version", true},
+                                        {"replaces", true},
+                                        {"subject_kind", false},
+                                        {"subject_id", true},
+                                        {"sha256", false},
+                                        {"size", true},
+                                        {"damage", false},
+                                        {"created_at", true},
+                                        {"updated_at", true}};
+  return c;
+}
+
+}  // namespace peto::media::format

@@ -1,0 +1,57 @@
+// The upkeep step reaps export archives once their day is over, row and
+// file, and says how many in the pass summary; a live archive stays.
+#include <filesystem>
+#include <fstream>
+
+#include "domain/accounts.h"
+#include "media/exports.h"
+#include "steps/upkeep.h"
+#include "tests/engine/engine_fixture.h"
+
+namespace peto {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ExportReapTest : public testing::EngineTest {};
+
+TEST_P(ExportReapTest, UpkeepReapsExpiredArchivesRowAndFile) {
+  domain::set_password_cost(domain::PasswordCost::test);
+  auto made =
+      domain::Accounts(db(), clock_).create("ana@example.com", "correct horse battery", false);
+  const std::int64_t ana = std::get<domain::Account>(made).id;
+  fs::create_directories(config_.exports_dir());
+  auto archive = [&](const std::string& file) {
+    std::ofstream(fs::path(config_.exports_dir()) / file) << "PK";
+    return media::record_archive(db(), ana, std::nullopt, file, "peto-export.zip", 2,
+                                 clock_.now_ms());
+  };
+  archive("old.zip");
+  clock_.advance(std::chrono::hours(12));
+  archive("young.zip");
+  clock_.advance(std::chrono::hours(13));  // old is 25 h old, young 13 h
+
+  engine::Scheduler::Options o;
+  o.heartbeat_path = (dir() / "hb").string();
+  engine::Scheduler s(db(), clock_, config_, o,
+                      testing::step_list(std::make_unique<steps::Upkeep>()));
+  auto r = s.run_pass();
+  std::int64_t reaped = 0;
+  for (const auto& step : r.steps)
+    if (step.id == "upkeep" && step.counts.count("archives_reaped"))
+      reaped = step.counts.at("archives_reaped");
+  EXPECT_EQ(reaped, 1);
+  EXPECT_EQ(r.summary_lines(s.steps()),
+            std::vector<std::string>{"1 expired export archives removed"});
+  EXPECT_FALSE(fs::exists(fs::path(config_.exports_dir()) / "old.zip"));
+  EXPECT_TRUE(fs::exists(fs::path(config_.exports_dir()) / "young.zip"));
+  auto left = media::list_archives(db(), ana, clock_.now_ms());
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].file, "young.zip");
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM export_archives")[0].int_at(0), 1);
+}
+
+PETO_BOTH_BACKENDS(ExportReapTest);
+
+}  // namespace
+}  // namespace peto
