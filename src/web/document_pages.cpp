@@ -66,7 +66,8 @@ json view_of(const Site& site, const Visitor& v, const Document& d) {
           {"kind_label", kind_label(site, v, d.kind)},
           {"version", d.version},
           {"size", size_text(d.size)},
-          {"bytes", d.size},
+          // The exact count beside a rounded size; a size under 1 KB is exact already.
+          {"bytes", d.size >= 1024 ? nlohmann::json(d.size) : nlohmann::json()},
           {"content_type", d.content_type},
           {"filename", d.filename},
           {"language", d.language},

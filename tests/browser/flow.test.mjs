@@ -494,6 +494,9 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       await submit(page, page.locator('form[action="/documents/new"] button[type=submit]'));
       docPage = new URL(page.url()).pathname;
       if (!/^\/documents\/\d+$/.test(docPage)) throw new Error(`the upload landed on ${docPage}`);
+      if (writeScreenshots) {
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'document.png'), fullPage: true });
+      }
     } catch (err) {
       failures.push(`a document page: not checked: ${err.message}`);
       docPage = null;
