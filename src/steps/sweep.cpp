@@ -22,6 +22,8 @@ std::set<std::string> named_files(store::Db& db, const std::vector<media::FileCo
   return named;
 }
 
+}  // namespace
+
 std::optional<Millis> mtime_ms(const fs::path& p) {
   std::error_code ec;
   auto t = fs::last_write_time(p, ec);
@@ -29,8 +31,6 @@ std::optional<Millis> mtime_ms(const fs::path& p) {
   auto sys = std::chrono::file_clock::to_sys(t);
   return std::chrono::duration_cast<std::chrono::milliseconds>(sys.time_since_epoch()).count();
 }
-
-}  // namespace
 
 SweepResult sweep_media(store::Db& db, const std::vector<media::FileColumn>& columns,
                         const std::string& media_dir, Millis now, Millis grace_ms, bool remove) {

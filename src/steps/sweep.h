@@ -7,6 +7,8 @@
 // even taken).
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ struct SweepResult {
   std::int64_t kept = 0;             // named, or too young, or of unknown age
   std::int64_t walks = 0;
 };
+
+// When the file was last written (UTC ms); nullopt when that cannot be read.
+std::optional<Millis> mtime_ms(const std::filesystem::path& p);
 
 // One sweep, not gated: also what `peto prune-media` uses (grace 0 there).
 // With `remove` false it only lists.

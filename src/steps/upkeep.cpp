@@ -1,11 +1,38 @@
 #include "steps/upkeep.h"
 
+#include <filesystem>
+
 #include "capture/kept_pages.h"
+#include "core/log.h"
 #include "engine/queue.h"
 #include "media/exports.h"
 #include "notify/outbox.h"
+#include "steps/sweep.h"
 
 namespace peto::steps {
+
+std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
+                                     std::chrono::milliseconds age) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) return 0;  // no folder yet: nothing was ever spooled
+  std::int64_t removed = 0;
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    std::error_code fe;
+    if (!it->is_regular_file(fe) || fe) continue;
+    auto written = mtime_ms(it->path());
+    if (!written || now - *written < age.count()) continue;
+    if (fs::remove(it->path(), fe)) {
+      ++removed;
+    } else if (fe) {
+      log::warn("upkeep", "could not remove a stale temporary file",
+                {{"path", it->path().string()}, {"error", fe.message()}});
+    }
+  }
+  return removed;
+}
 
 engine::Counts Upkeep::run(engine::PassContext& ctx) {
   engine::Queue queue(ctx.db, ctx.clock);
@@ -16,19 +43,23 @@ engine::Counts Upkeep::run(engine::PassContext& ctx) {
                            .expire(ctx.config.capture_page_keep_days);
   c["archives_reaped"] = media::reap_archives(ctx.db, ctx.config.exports_dir(), ctx.clock.now_ms());
   c["notices_forgotten"] = notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire());
+  c["temp_removed"] =
+      remove_stale_temp_files(ctx.config.data_dir + "/tmp", ctx.clock.now_ms(), kTempFileAge);
   return c;
 }
 
 std::vector<std::string> Upkeep::summary(const engine::Counts& c) const {
   std::vector<std::string> lines;
   if (auto n = c.count("reaped") ? c.at("reaped") : 0)
-    lines.push_back(std::to_string(n) + " finished errands and expired archives removed");
+    lines.push_back(std::to_string(n) + " finished tasks and errands removed");
   if (auto n = c.count("archives_reaped") ? c.at("archives_reaped") : 0)
     lines.push_back(std::to_string(n) + " expired export archives removed");
   if (auto n = c.count("pages_expired") ? c.at("pages_expired") : 0)
     lines.push_back(std::to_string(n) + " kept capture pages expired");
   if (auto n = c.count("interrupted") ? c.at("interrupted") : 0)
     lines.push_back(std::to_string(n) + " interrupted errands failed");
+  if (auto n = c.count("temp_removed") ? c.at("temp_removed") : 0)
+    lines.push_back(std::to_string(n) + " stale temporary files removed");
   return lines;
 }
 

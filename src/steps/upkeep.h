@@ -2,18 +2,28 @@
 // after they were asked for ("interrupted, please try again"; errands are
 // never retried by themselves), and deletes finished tasks (done, failed,
 // cancelled) once they are 7 days old, in batches; and removes the kept
-// pages of captures not accepted after PETO_CAPTURE_PAGE_KEEP_DAYS. Later
-// issues add export archives and shown notices here.
+// pages of captures not accepted after PETO_CAPTURE_PAGE_KEEP_DAYS; expired
+// export archives; old deliveries and shown notices; and request bodies
+// spooled to DATA_DIR/tmp that a crash left behind (a day old: no upload or
+// import takes that long).
 #pragma once
+
+#include <string>
 
 #include "engine/step.h"
 
 namespace peto::steps {
 
+// Removes the regular files directly in `dir` last written `age` or more
+// before `now`; returns how many. A missing folder is nothing to do.
+std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
+                                     std::chrono::milliseconds age);
+
 class Upkeep final : public engine::Step {
  public:
   static constexpr auto kErrandTimeout = std::chrono::hours(24);
   static constexpr auto kKeepFinished = std::chrono::hours(24 * 7);
+  static constexpr auto kTempFileAge = std::chrono::hours(24);
   std::string_view id() const override { return "upkeep"; }
   engine::Counts run(engine::PassContext& ctx) override;
   std::vector<std::string> summary(const engine::Counts& c) const override;

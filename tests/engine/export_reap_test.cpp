@@ -51,6 +51,32 @@ TEST_P(ExportReapTest, UpkeepReapsExpiredArchivesRowAndFile) {
   EXPECT_EQ(db().query("SELECT COUNT(*) FROM export_archives")[0].int_at(0), 1);
 }
 
+// A request body spooled to DATA_DIR/tmp by an upload that a crash cut off
+// is removed by upkeep once it is a day old; a younger one (an upload in
+// flight) stays.
+TEST_P(ExportReapTest, UpkeepRemovesStaleSpooledBodies) {
+  const fs::path tmp = fs::path(config_.data_dir) / "tmp";
+  fs::create_directories(tmp);
+  std::ofstream(tmp / "upload-old") << "x";
+  std::ofstream(tmp / "upload-new") << "x";
+  const auto now = fs::file_time_type::clock::now();
+  fs::last_write_time(tmp / "upload-old", now - std::chrono::hours(25));
+  fs::last_write_time(tmp / "upload-new", now - std::chrono::hours(23));
+  engine::Scheduler::Options o;
+  o.heartbeat_path = (dir() / "hb").string();
+  engine::Scheduler s(db(), clock_, config_, o,
+                      testing::step_list(std::make_unique<steps::Upkeep>()));
+  // The step compares file times with the clock's now: pin it to the real one.
+  clock_.set(std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count());
+  auto r = s.run_pass();
+  EXPECT_EQ(r.summary_lines(s.steps()),
+            std::vector<std::string>{"1 stale temporary files removed"});
+  EXPECT_FALSE(fs::exists(tmp / "upload-old"));
+  EXPECT_TRUE(fs::exists(tmp / "upload-new"));
+}
+
 PETO_BOTH_BACKENDS(ExportReapTest);
 
 }  // namespace
