@@ -75,47 +75,66 @@ Copies::Copies(store::Db& db, const Clock& clock, const Config& config,
                const notify::HttpClient& http)
     : db_(db), clock_(clock), config_(config), http_(http) {}
 
+// What makes copy row `d` claimable: pending or failed, attempts left, its
+// time come, not claimed, its owner active. Parameters: the attempt limit and
+// two `COALESCE(?, now_ms())` times (the database's clock unless pinned).
+constexpr const char* kClaimable =
+    "d.status IN ('pending', 'failed') AND d.attempts < ?"
+    " AND d.next_attempt_at <= COALESCE(?, now_ms())"
+    " AND (d.claimed_until IS NULL OR d.claimed_until <= COALESCE(?, now_ms()))"
+    " AND EXISTS (SELECT 1 FROM users u WHERE u.id = d.owner_id AND u.active = 1)";
+// Due: claimable and its connection an enabled store. The claim leaves the
+// connection out: one switched off since due() read it fails its attempt
+// without a request (reference scheduler §3.4).
+constexpr const char* kConnectionUsable =
+    " AND EXISTS (SELECT 1 FROM connections c WHERE c.id = d.connection_id"
+    " AND c.enabled = 1 AND c.kind = 'store')";
+
 std::vector<std::int64_t> Copies::due() {
-  Millis now = clock_.now_ms();
+  store::Value now = store::now_param(clock_);
   std::vector<std::int64_t> ids;
-  for (const auto& r : db_.query("SELECT d.id FROM document_copies d"
-                                 " JOIN connections c ON c.id = d.connection_id"
-                                 " JOIN users u ON u.id = d.owner_id"
-                                 " WHERE d.status IN ('pending', 'failed') AND d.attempts < ?"
-                                 " AND d.next_attempt_at <= ?"
-                                 " AND (d.claimed_until IS NULL OR d.claimed_until <= ?)"
-                                 " AND c.enabled = 1 AND c.kind = 'store' AND u.active = 1"
-                                 " ORDER BY d.next_attempt_at, d.id LIMIT ?",
-                                 {kCopyMaxAttempts, now, now, kCopyBatch}))
+  for (const auto& r :
+       db_.query(std::string("SELECT d.id FROM document_copies d WHERE ") + kClaimable +
+                     kConnectionUsable + " ORDER BY d.next_attempt_at, d.id LIMIT ?",
+                 {kCopyMaxAttempts, now, now, kCopyBatch}))
     ids.push_back(r.int_at(0));
   return ids;
 }
 
 std::optional<Millis> Copies::claim(std::int64_t id) {
-  Millis now = clock_.now_ms();
-  Millis until = now + kCopyClaimMs;
+  // The copy must still be due: another sender may have tried it since due()
+  // read it (a failure now waiting, a decline, a 6th attempt, an owner made
+  // inactive). The database's clock decides.
+  store::Value now = store::now_param(clock_);
   auto claimed = db_.query(
-      "UPDATE document_copies SET claimed_until = ? WHERE id = ? AND status <> 'sent'"
-      " AND (claimed_until IS NULL OR claimed_until <= ?)",
-      {until, id, now});
-  if (claimed.affected == 0) return std::nullopt;
-  return until;
+      std::string("UPDATE document_copies AS d SET claimed_until = COALESCE(?, now_ms()) + ?"
+                  " WHERE d.id = ? AND ") +
+          kClaimable + " RETURNING claimed_until",
+      {now, kCopyClaimMs, id, kCopyMaxAttempts, now, now});
+  if (claimed.empty()) return std::nullopt;
+  return claimed[0].int_at(0);
 }
 
 // Writes an outcome while the claim is still ours; clears the claim.
-void Copies::finish(std::int64_t id, Millis claim, const std::string& status,
-                    const std::string& error, std::optional<Millis> next,
+// next_attempt_at becomes now + `wait` (0 without one); sent_at is now for a
+// sent copy; both on the database's clock. False when nothing was written:
+// the claim was lost or the row is gone (its document version deleted).
+bool Copies::finish(std::int64_t id, Millis claim, const std::string& status,
+                    const std::string& error, std::optional<Millis> wait,
                     const std::string& external_id, const std::string& external_url) {
   const bool sent = status == "sent";
-  db_.query(
-      "UPDATE document_copies SET status = ?, last_error = ?, next_attempt_at = ?,"
-      " sent_at = COALESCE(?, sent_at),"
+  store::Value now = store::now_param(clock_);
+  auto written = db_.query(
+      "UPDATE document_copies SET status = ?, last_error = ?,"
+      " next_attempt_at = CASE WHEN ? = 1 THEN COALESCE(?, now_ms()) + ? ELSE 0 END,"
+      " sent_at = CASE WHEN ? = 1 THEN COALESCE(?, now_ms()) ELSE sent_at END,"
       " external_id = CASE WHEN ? <> '' THEN ? ELSE external_id END,"
       " external_url = CASE WHEN ? <> '' THEN ? ELSE external_url END,"
       " claimed_until = NULL WHERE id = ? AND claimed_until = ?",
-      {status, clipped(error), next.value_or(0),
-       sent ? store::Value(clock_.now_ms()) : store::Value(), clipped(external_id),
-       clipped(external_id), clipped(external_url), clipped(external_url), id, claim});
+      {status, clipped(error), wait ? 1 : 0, now, wait.value_or(0), sent ? 1 : 0, now,
+       clipped(external_id), clipped(external_id), clipped(external_url), clipped(external_url), id,
+       claim});
+  return written.affected == 1;
 }
 
 CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
@@ -132,14 +151,12 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   const std::int64_t connection_id = row.int_at(2);
   const Store* store = row.is_null(8) ? nullptr : find_store(row.text(8));
   const bool usable = store != nullptr && row.int_at(9) != 0 && row.text(10) == "store";
-  Millis now = clock_.now_ms();
-
   // The policy first: a refusal is no attempt.
   if (usable) {
     auto config = nlohmann::json::parse(row.text(11), nullptr, false);
     if (!config.is_object()) config = nlohmann::json::object();
     if (std::string why = store->refusal(config, config_); !why.empty()) {
-      finish(id, claim, row.text(13), why, std::max(now, row.int_at(12)) + kCopyFirstRetryMs);
+      if (!finish(id, claim, row.text(13), why, kCopyFirstRetryMs)) return CopyOutcome::busy;
       log::info("copies", "copy refused by policy", {{"copy", id}, {"reason", why}});
       return CopyOutcome::refused;
     }
@@ -147,11 +164,11 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
 
   const int attempts = static_cast<int>(row.int_at(3)) + 1;
   db_.query(
-      "UPDATE document_copies SET attempts = ?, last_attempt_at = ? WHERE id = ?"
-      " AND claimed_until = ?",
-      {attempts, now, id, claim});
+      "UPDATE document_copies SET attempts = ?, last_attempt_at = COALESCE(?, now_ms())"
+      " WHERE id = ? AND claimed_until = ?",
+      {attempts, store::now_param(clock_), id, claim});
   auto failed = [&](const std::string& why) {
-    finish(id, claim, "failed", why, clock_.now_ms() + copy_retry_delay_ms(attempts));
+    if (!finish(id, claim, "failed", why, copy_retry_delay_ms(attempts))) return CopyOutcome::busy;
     log::info("copies", "copy failed",
               {{"copy", id}, {"attempt", attempts}, {"error", clipped(why)}});
     return CopyOutcome::failed;
@@ -176,7 +193,11 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   if (damage == Damage::changed)
     return failed("The document's file no longer matches its checksum; it was not sent.");
   std::string filename = row.text(5).empty() ? "document" : row.text(5);
-  file.remote_name = std::to_string(row.int_at(1)) + "-" + filename;
+  // The document's id first, whole: only the name after it is shortened, so
+  // two documents never share a name on the store.
+  std::string tail = safe_name(filename);
+  if (tail.size() > kCopyNameMax) tail.erase(0, tail.size() - kCopyNameMax);  // keep the extension
+  file.remote_name = std::to_string(row.int_at(1)) + "-" + tail;
   file.content_type = row.text(6);
   file.size = facts.size;
   file.sha256 = facts.sha256;
@@ -189,16 +210,30 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   }
   switch (result.outcome) {
     case PutResult::Outcome::sent: {
-      finish(id, claim, "sent", "", std::nullopt, result.external_id, result.external_url);
-      auto conn = db_.acquire();
-      connections.record(*conn, connection_id, true, "");
+      const bool written =
+          finish(id, claim, "sent", "", std::nullopt, result.external_id, result.external_url);
+      {
+        auto conn = db_.acquire();
+        connections.record(*conn, connection_id, true, "");
+      }
+      if (!written) {
+        // The document version was deleted (or the claim lost) while the
+        // file travelled: the store has a file no copy row speaks of.
+        log::warn("copies", "copy sent but its row is gone or no longer claimed",
+                  {{"copy", id},
+                   {"store", std::string(store->name())},
+                   {"external_id", clipped(result.external_id)},
+                   {"external_url", clipped(result.external_url)}});
+        return CopyOutcome::busy;
+      }
       log::info("copies", "copy sent", {{"copy", id}, {"store", std::string(store->name())}});
       return CopyOutcome::sent;
     }
     case PutResult::Outcome::declined:
-      finish(id, claim, "declined",
-             result.message.empty() ? "The store did not accept the file." : result.message,
-             std::nullopt);
+      if (!finish(id, claim, "declined",
+                  result.message.empty() ? "The store did not accept the file." : result.message,
+                  std::nullopt))
+        return CopyOutcome::busy;
       log::info("copies", "copy declined", {{"copy", id}, {"error", clipped(result.message)}});
       return CopyOutcome::declined;
     case PutResult::Outcome::unusable: {
@@ -218,16 +253,17 @@ std::optional<CopyOutcome> Copies::send_now(std::int64_t owner, std::int64_t cop
   if (db_.query("SELECT 1 FROM document_copies WHERE id = ? AND owner_id = ?", {copy_id, owner})
           .empty())
     return std::nullopt;
-  Millis now = clock_.now_ms();
-  Millis until = now + kCopyClaimMs;
+  store::Value now = store::now_param(clock_);
   // Its own claim, taken together with the reset.
   auto claimed = db_.query(
-      "UPDATE document_copies SET claimed_until = ?, attempts = 0, next_attempt_at = ?"
+      "UPDATE document_copies SET claimed_until = COALESCE(?, now_ms()) + ?, attempts = 0,"
+      " next_attempt_at = COALESCE(?, now_ms())"
       " WHERE id = ? AND owner_id = ? AND status <> 'sent'"
-      " AND (claimed_until IS NULL OR claimed_until <= ?)",
-      {until, now, copy_id, owner, now});
-  if (claimed.affected == 0) return CopyOutcome::busy;
-  return attempt(copy_id, until);
+      " AND (claimed_until IS NULL OR claimed_until <= COALESCE(?, now_ms()))"
+      " RETURNING claimed_until",
+      {now, kCopyClaimMs, now, copy_id, owner, now});
+  if (claimed.empty()) return CopyOutcome::busy;
+  return attempt(copy_id, claimed[0].int_at(0));
 }
 
 }  // namespace peto::media

@@ -43,9 +43,11 @@ std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::in
 // next_attempt_at has come, it is not claimed (claimed_until null or past),
 // its connection is enabled and its owner active. A sender claims a row with
 // one conditional UPDATE that sets claimed_until = now + 15 min only if the
-// row is not sent and not claimed; every outcome clears claimed_until, and is
-// written only while the claim is still the sender's own, so two senders
-// never send one copy at once and a late one never overwrites a newer try.
+// row is still due by all of those conditions (another sender may have tried
+// it since it was read); every outcome clears claimed_until, and is written
+// only while the claim is still the sender's own, so two senders never send
+// one copy at once and a late one never overwrites a newer try. "Now" is the
+// database's clock (store::now_param): claims, waits and sent_at included.
 //
 // One attempt: a connection the policy now refuses (Store::refusal) costs no
 // attempt: the row waits 5 minutes with the reason. Otherwise attempts + 1,
@@ -61,6 +63,8 @@ inline constexpr int kCopyMaxAttempts = 6;
 inline constexpr Millis kCopyFirstRetryMs = 5 * 60 * 1000;
 inline constexpr Millis kCopyClaimMs = 15 * 60 * 1000;
 inline constexpr std::size_t kCopyErrorMax = 500;
+// The longest file name after "<document id>-" in a copy's name on a store.
+inline constexpr std::size_t kCopyNameMax = 100;
 
 // The wait after failed attempt n (1-based): 5 min × 2^(n−1).
 Millis copy_retry_delay_ms(int attempts);
@@ -74,8 +78,9 @@ class Copies {
 
   // The ids of the first kCopyBatch due copies, in (next_attempt_at, id) order.
   std::vector<std::int64_t> due();
-  // Claims copy `id` for one attempt; the claim's value, nullopt when the
-  // copy is sent, claimed by another sender or gone.
+  // Claims copy `id` for one attempt if it is still due; the claim's value
+  // (its claimed_until), nullopt when it is no longer due, claimed by another
+  // sender or gone.
   std::optional<Millis> claim(std::int64_t id);
   // One attempt on a copy claimed with `claim` (see above).
   CopyOutcome attempt(std::int64_t id, Millis claim);
@@ -84,8 +89,8 @@ class Copies {
   std::optional<CopyOutcome> send_now(std::int64_t owner, std::int64_t copy_id);
 
  private:
-  void finish(std::int64_t id, Millis claim, const std::string& status, const std::string& error,
-              std::optional<Millis> next, const std::string& external_id = "",
+  bool finish(std::int64_t id, Millis claim, const std::string& status, const std::string& error,
+              std::optional<Millis> wait, const std::string& external_id = "",
               const std::string& external_url = "");
   store::Db& db_;
   const Clock& clock_;

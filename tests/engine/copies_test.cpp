@@ -340,6 +340,60 @@ TEST_P(CopiesTest, AFailingStoreIsTriedSixTimesOnADoublingScheduleThenLeftUntilS
   EXPECT_EQ(copies().send_now(owner_, copy_id(doc, conn_id)), media::CopyOutcome::busy);
 }
 
+TEST_P(CopiesTest, AClaimTakesOnlyACopyThatIsStillDue) {
+  StoreServer server;
+  auto conn_id = dav(server);
+  server.set_status(503);
+  auto doc = document("still due?");
+  auto ids = copies().due();  // one sender reads the copy...
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_EQ(run_step()["failed"], 1);  // ...another tries it first: it waits 5 minutes now
+  EXPECT_FALSE(copies().claim(ids[0]));
+  EXPECT_EQ(copy(doc, conn_id)["attempts"], 1);
+  // Declined, or its owner made inactive: not claimed either.
+  clock_.advance(std::chrono::minutes(5));
+  db().query("UPDATE users SET active = 0 WHERE id = ?", {owner_});
+  EXPECT_FALSE(copies().claim(ids[0]));
+  db().query("UPDATE users SET active = 1 WHERE id = ?", {owner_});
+  db().query("UPDATE document_copies SET status = 'declined' WHERE id = ?", {ids[0]});
+  EXPECT_FALSE(copies().claim(ids[0]));
+  db().query("UPDATE document_copies SET status = 'failed' WHERE id = ?", {ids[0]});
+  EXPECT_TRUE(copies().claim(ids[0]));
+  EXPECT_EQ(server.puts().size(), 1u);
+}
+
+TEST_P(CopiesTest, ACopyWhoseRowVanishedWhileSendingIsNotCountedAsSent) {
+  StoreServer server;
+  server.make_collection("/dav/peto/");
+  auto conn_id = dav(server, "peto");
+  auto doc = document("deleted mid-send");
+  auto id = copy_id(doc, conn_id);
+  server.on_put([&](const testing::StoreRequest&) {
+    db().query("DELETE FROM document_copies WHERE id = ?", {id});
+    return 0;
+  });
+  auto counts = run_step();
+  EXPECT_EQ(server.puts().size(), 1u);
+  EXPECT_EQ(counts["sent"], 0);
+  EXPECT_EQ(counts["failed"], 0);
+}
+
+TEST_P(CopiesTest, TwoDocumentsWithALongNameKeepTheirOwnNames) {
+  store("local", {{"folder", "long"}});
+  const std::string name = std::string(126, 'n') + ".pdf";  // 130 characters
+  auto first = document("first version", name);
+  auto second = document("second version", name);
+  EXPECT_EQ(run_step()["sent"], 2);
+  const std::string kept = std::string(96, 'n') + ".pdf";
+  fs::path folder = fs::path(config_.local_store_root()) / "long";
+  for (auto [doc, bytes] : {std::pair{first, std::string("first version")},
+                            std::pair{second, std::string("second version")}}) {
+    std::ifstream in(folder / (std::to_string(doc) + "-" + kept), std::ios::binary);
+    std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(got, bytes) << doc;
+  }
+}
+
 TEST_P(CopiesTest, ADeclinedCopyIsNotTriedAgain) {
   StoreServer server;
   auto conn_id = dav(server);
