@@ -21,7 +21,12 @@ int cmd_backup(App& app, const std::string& out_dir) {
     return 2;
   }
   if (!app.open_db()) return 1;
-  auto written = media::write_backup(app.config, *app.db, out_dir, *app.clock, progress_line);
+  auto written =
+      media::write_backup_locked(app.config, *app.db, out_dir, *app.clock, progress_line);
+  if (!written && written.status().code() == Status::Code::conflict) {
+    std::cerr << "peto: Another backup is running.\n";
+    return 1;
+  }
   if (!written) {
     std::cerr << "peto: " << written.status().message() << "\n";
     return 1;

@@ -2,10 +2,13 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <fcntl.h>
 #include <sodium.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +32,8 @@ constexpr int kFormatVersion = 1;
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr std::size_t kMaxManifest = 64 * 1024 * 1024;
 constexpr std::size_t kMaxError = 500;
+constexpr const char* kInterruptedError =
+    "The backup was interrupted: it did not finish within 6 hours of starting.";
 // The same number store/migrate.cpp locks on: a restore and a `peto up`
 // migrating at once take turns.
 constexpr long long kMigrateLockId = 0x7065746f;
@@ -333,25 +338,75 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
   return out;
 }
 
-// The regular files under the data folder's travelling folders.
-std::vector<Staged> data_files(const Config& config) {
-  std::vector<Staged> out;
-  for (const auto& folder : kFileFolders) {
-    fs::path root = fs::path(config.data_dir) / folder;
-    std::error_code ec;
-    if (!fs::is_directory(root, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
-         ++it) {
-      if (!it->is_regular_file() || it->is_symlink()) continue;
-      std::string rel = fs::relative(it->path(), root).generic_string();
-      std::string name = folder + "/" + rel;
-      if (!safe_entry(name)) continue;  // a name peto never makes (it would not restore)
-      out.push_back({name, it->path(), sum_file(it->path())});
-    }
+// Makes `to` the same file as `from`: a hard link, or a copy when they are on
+// different filesystems (or links are not possible there). False when `from`
+// is gone.
+bool link_or_copy(const fs::path& from, const fs::path& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return true;
+  int err = errno;
+  if (err == ENOENT) return false;
+  if (err != EXDEV && err != EPERM && err != EMLINK && err != ENOTSUP)
+    throw fs::filesystem_error("cannot link", from, to,
+                               std::error_code(err, std::generic_category()));
+  std::error_code ec;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (ec == std::errc::no_such_file_or_directory && !fs::exists(from)) {
+    fs::remove(to, ec);
+    return false;
   }
+  if (ec) throw fs::filesystem_error("cannot copy", from, to, ec);
+  return true;
+}
+
+// Links every regular file under `dir` (archive prefix `prefix`) into
+// `scratch`. A file or folder removed meanwhile (a document deleted, a page
+// expired) is simply left out.
+void link_tree(const fs::path& dir, const std::string& prefix, const fs::path& scratch,
+               std::vector<Staged>& out) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec == std::errc::no_such_file_or_directory) return;
+  if (ec) throw fs::filesystem_error("cannot read", dir, ec);
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) throw fs::filesystem_error("cannot read", dir, ec);
+    fs::file_status st = it->symlink_status(ec);
+    if (ec == std::errc::no_such_file_or_directory) continue;
+    if (ec) throw fs::filesystem_error("cannot read", it->path(), ec);
+    std::string name = prefix + "/" + it->path().filename().string();
+    if (fs::is_directory(st)) {
+      link_tree(it->path(), name, scratch, out);
+      continue;
+    }
+    if (!fs::is_regular_file(st)) continue;
+    if (!safe_entry(name)) continue;  // a name peto never makes (it would not restore)
+    fs::path copy = scratch / name;
+    fs::create_directories(copy.parent_path());
+    if (!link_or_copy(it->path(), copy)) continue;
+    out.push_back({name, copy, sum_file(copy)});
+  }
+}
+
+// The regular files under the data folder's travelling folders, each linked
+// (or copied) into `scratch` as it is listed, so that the archive and its
+// checksums come from those links, whatever happens to the originals.
+std::vector<Staged> data_files(const Config& config, const fs::path& scratch) {
+  std::vector<Staged> out;
+  for (const auto& folder : kFileFolders)
+    link_tree(fs::path(config.data_dir) / folder, folder, scratch, out);
   std::sort(out.begin(), out.end(),
             [](const Staged& a, const Staged& b) { return a.name < b.name; });
   return out;
+}
+
+// fsync of a file or a folder (its entries), so that it survives a power loss.
+void sync_path(const fs::path& path, bool folder) {
+  int fd = ::open(path.c_str(), (folder ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    std::error_code ec(errno, std::generic_category());
+    if (fd >= 0) ::close(fd);
+    throw fs::filesystem_error("cannot sync", path, ec);
+  }
+  ::close(fd);
 }
 
 std::string stamp_of(Millis ms) {
@@ -479,6 +534,23 @@ nlohmann::json read_archive(const std::string& path, const fs::path& into, bool 
   std::map<std::string, FileSum> expected;
   for (const auto& f : manifest["files"])
     expected[f["path"].get<std::string>()] = {f["size"].get<std::uint64_t>(), f["sha256"]};
+  // What will be written must fit where it goes, before any of it is.
+  std::uint64_t needed = 0;
+  for (const auto& [name, sum] : expected)
+    if (extract_all || name == "db/peto.db")
+      needed = sum.size > UINT64_MAX - needed ? UINT64_MAX : needed + sum.size;
+  if (needed > 0) {
+    fs::path where = into;
+    std::error_code ec;
+    while (!fs::exists(where, ec) && where.has_parent_path() && where != where.parent_path())
+      where = where.parent_path();
+    fs::space_info space = fs::space(where, ec);
+    if (ec) throw std::runtime_error("cannot tell the free space of " + where.string());
+    if (needed > space.available)
+      throw Refused(Status::unavailable(
+          "not enough free space: the archive holds " + std::to_string(needed) + " bytes and " +
+          std::to_string(space.available) + " are free in " + where.string()));
+  }
   std::set<std::string> found;
   while ((e = reader.next())) {
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
@@ -490,6 +562,13 @@ nlohmann::json read_archive(const std::string& path, const fs::path& into, bool 
     auto it = expected.find(name);
     if (it == expected.end()) bad_archive("the entry '" + name + "' is not in the manifest");
     if (!found.insert(name).second) bad_archive("the entry '" + name + "' appears twice");
+    const std::uint64_t declared = it->second.size;
+    auto too_large = [&] {
+      bad_archive("the entry '" + name + "' is larger than its manifest size");
+    };
+    if (archive_entry_size_is_set(e) && archive_entry_size(e) >= 0 &&
+        static_cast<std::uint64_t>(archive_entry_size(e)) > declared)
+      too_large();
     bool keep = extract_all || name == "db/peto.db";
     std::ofstream out;
     fs::path target = into / name;
@@ -501,6 +580,7 @@ nlohmann::json read_archive(const std::string& path, const fs::path& into, bool 
     Sha256 sha;
     std::uint64_t size = 0;
     reader.read([&](std::string_view d) {
+      if (d.size() > declared - size) too_large();
       sha.update(d);
       size += d.size();
       if (keep && !out.write(d.data(), static_cast<std::streamsize>(d.size())))
@@ -633,6 +713,33 @@ void swap_in(const fs::path& from, const fs::path& to) {
 
 std::string clipped(const std::string& s) { return s.substr(0, utf8_prefix(s, kMaxError)); }
 
+// The global lock (reference §3.11), released when this goes out of scope.
+class BackupLock {
+ public:
+  BackupLock(store::Db& db, const Clock& clock) : cache_(db, clock), token_(random_token()) {
+    held_ = cache_.add(kBackupLockKey, token_, kStale);
+  }
+  BackupLock(const BackupLock&) = delete;
+  BackupLock& operator=(const BackupLock&) = delete;
+  ~BackupLock() {
+    if (!held_) return;
+    try {
+      cache_.delete_if(kBackupLockKey, token_);
+    } catch (const std::exception& e) {
+      log::warn("backup", "could not release the backup lock", {{"error", e.what()}});
+    }
+  }
+  bool held() const { return held_; }
+
+  // How long the lock lasts, and after which a run's leftovers are stale.
+  static constexpr std::chrono::hours kStale{6};
+
+ private:
+  store::Cache cache_;
+  std::string token_;
+  bool held_ = false;
+};
+
 void record_failure(store::Db& db, const std::string& error) {
   db.query(
       "UPDATE backup_state SET last_run_ok = 0, last_error = ?, failures = failures + 1"
@@ -664,7 +771,7 @@ Result<std::string> write_backup(const Config& config, store::Db& db, const std:
     if (progress) progress("copying the database");
     std::vector<Staged> entries = dump_database(db, scratch.path, manifest);
     if (progress) progress("reading the data folder");
-    for (auto& f : data_files(config)) entries.push_back(std::move(f));
+    for (auto& f : data_files(config, scratch.path / "files")) entries.push_back(std::move(f));
     const char* env_key = std::getenv("PETO_SECRET_KEY");
     fs::path key_file = fs::path(config.data_dir) / "secret_key";
     if (env_key && *env_key) {
@@ -691,11 +798,21 @@ Result<std::string> write_backup(const Config& config, store::Db& db, const std:
     fs::path check = scratch.path / "verify";
     read_archive(part.string(), check, false, {}, {});
 
+    // On disk before it is named (and older archives may be pruned).
+    sync_path(part, false);
     std::string base = "peto-backup-" + stamp_of(now);
     fs::path final_path = dir / (base + ".tar.gz");
-    for (int n = 2; fs::exists(final_path, ec); ++n)
+    // The name is claimed by linking: a backup finishing in the same second
+    // elsewhere keeps its archive.
+    for (int n = 2; ::link(part.c_str(), final_path.c_str()) != 0; ++n) {
+      int err = errno;
+      if (err != EEXIST)
+        throw fs::filesystem_error("cannot name the archive", part, final_path,
+                                   std::error_code(err, std::generic_category()));
       final_path = dir / (base + "-" + std::to_string(n) + ".tar.gz");
-    fs::rename(part, final_path);
+    }
+    fs::remove(part, ec);
+    sync_path(dir, true);
     log::info("backup", "backup written", {{"path", final_path.string()}});
     return final_path.string();
   } catch (const Refused& r) {
@@ -834,6 +951,15 @@ ScheduledStart start_scheduled_backup(const Config& config, store::Db& db, const
   Millis now = clock.now_ms();
   auto slot = last_backup_slot(config, now);
   if (!slot) return ScheduledStart::off;
+  // A run claimed long ago that never recorded an outcome was killed (the
+  // process stopped, the machine went down): it counts as a failure.
+  constexpr Millis kInterrupted =
+      std::chrono::duration_cast<std::chrono::milliseconds>(BackupLock::kStale).count();
+  auto marked = db.query(
+      "UPDATE backup_state SET last_run_ok = 0, last_error = ?, failures = failures + 1"
+      " WHERE id = 1 AND last_run_ok IS NULL AND last_run_at IS NOT NULL AND last_run_at < ?",
+      {std::string(kInterruptedError), now - kInterrupted});
+  if (marked.affected == 1) log::warn("backup", "the last scheduled backup was interrupted");
   auto rows = db.query("SELECT last_run_at FROM backup_state WHERE id = 1");
   if (rows.empty()) return ScheduledStart::not_due;
   auto last = rows[0].opt_int(0);
@@ -859,9 +985,8 @@ ScheduledStart start_scheduled_backup(const Config& config, store::Db& db, const
 }
 
 Status run_scheduled_backup(const Config& config, store::Db& db, const Clock& clock) {
-  store::Cache cache(db, clock);
-  const std::string token = random_token();
-  if (!cache.add(kBackupLockKey, token, std::chrono::hours(6))) {
+  BackupLock lock(db, clock);
+  if (!lock.held()) {
     const std::string busy = "Another backup was already running.";
     record_failure(db, busy);
     log::warn("backup", "scheduled backup skipped: another backup was already running");
@@ -869,6 +994,7 @@ Status run_scheduled_backup(const Config& config, store::Db& db, const Clock& cl
   }
   Status out;
   try {
+    remove_stale_backup_temps(config.backups_dir());
     auto written = write_backup(config, db, config.backups_dir(), clock);
     if (written) {
       db.query(
@@ -891,12 +1017,35 @@ Status run_scheduled_backup(const Config& config, store::Db& db, const Clock& cl
       log::error("backup", "could not record the failed backup", {{"error", e.what()}});
     }
   }
-  try {
-    cache.delete_if(kBackupLockKey, token);
-  } catch (const std::exception& e) {
-    log::warn("backup", "could not release the backup lock", {{"error", e.what()}});
-  }
   return out;
+}
+
+Result<std::string> write_backup_locked(const Config& config, store::Db& db,
+                                        const std::string& out_dir, const Clock& clock,
+                                        const Progress& progress) {
+  BackupLock lock(db, clock);
+  if (!lock.held()) return Status::conflict("Another backup is running.");
+  remove_stale_backup_temps(out_dir.empty() ? config.backups_dir() : out_dir);
+  return write_backup(config, db, out_dir, clock, progress);
+}
+
+int remove_stale_backup_temps(const std::string& dir) {
+  const auto cutoff = fs::file_time_type::clock::now() - BackupLock::kStale;
+  int removed = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename().string().rfind(".peto-backup-", 0) != 0) continue;
+    std::error_code tec;
+    auto written = fs::last_write_time(it->path(), tec);
+    if (tec || written > cutoff) continue;
+    if (fs::remove_all(it->path(), tec) > 0 && !tec) {
+      ++removed;
+      log::info("backup", "removed what an interrupted backup left",
+                {{"path", it->path().string()}});
+    }
+  }
+  return removed;
 }
 
 int prune_backups(const std::string& dir, int keep) {

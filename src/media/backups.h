@@ -58,6 +58,19 @@ inline constexpr const char* kBackupLockKey = "peto:backup:running";
 Result<std::string> write_backup(const Config& config, store::Db& db, const std::string& out_dir,
                                  const Clock& clock, const Progress& progress = {});
 
+// `peto backup`: write_backup under the global backup lock the scheduled run
+// takes (one backup at a time); Status::conflict "Another backup is running."
+// when it is held. Temp entries an interrupted backup left in the folder are
+// removed first.
+Result<std::string> write_backup_locked(const Config& config, store::Db& db,
+                                        const std::string& out_dir, const Clock& clock,
+                                        const Progress& progress = {});
+
+// Removes the temp entries (.peto-backup-*) in `dir` last written more than
+// 6 h ago: the leftovers of a backup that was killed. Call with the lock held.
+// Returns how many were removed.
+int remove_stale_backup_temps(const std::string& dir);
+
 // Reads `archive` through and checks it as restore would, writing nothing
 // that stays; returns its manifest.
 Result<nlohmann::json> verify_backup(const std::string& archive);
@@ -98,7 +111,9 @@ std::optional<Millis> last_backup_slot(const Config& config, Millis now);
 
 enum class ScheduledStart { off, not_due, claimed_elsewhere, enqueued, ran, failed };
 
-// After the pass: when due (last_run_at null or before the last slot), claims
+// After the pass: a claimed run with no outcome after 6 h (last_run_ok null)
+// is first recorded as failed ("interrupted"). Then, when due (last_run_at
+// null or before the last slot), claims
 // the run with a conditional UPDATE on the value read; then `enqueue` (if
 // given, and it returns true) hands it to the worker, else it runs here.
 ScheduledStart start_scheduled_backup(const Config& config, store::Db& db, const Clock& clock,

@@ -345,6 +345,109 @@ TEST_P(BackupTest, DamagedOrHostileArchivesAreRefusedWithNothingWritten) {
   }
 }
 
+TEST_P(BackupTest, SizesAreCheckedBeforeAndWhileWriting) {
+  fill();
+  std::string good = backup();
+  ASSERT_FALSE(good.empty());
+  auto entries = read_entries(good);
+  // An entry much larger than the manifest says (zeros: it packs small).
+  auto bomb = entries;
+  auto m = nlohmann::json::parse(bomb[0].data);
+  bomb.push_back({"media/bomb.bin", std::string(8 << 20, '\0'), AE_IFREG, ""});
+  m["files"].push_back({{"path", "media/bomb.bin"}, {"size", 10}, {"sha256", sha256_hex("x")}});
+  bomb[0].data = m.dump();
+  fs::path bomb_file = dir() / "bomb.tar.gz";
+  write_entries(bomb_file, bomb);
+  // A manifest claiming more than the disk holds.
+  auto huge = entries;
+  m = nlohmann::json::parse(huge[0].data);
+  m["files"].push_back(
+      {{"path", "media/huge.bin"}, {"size", std::uint64_t{1} << 62}, {"sha256", sha256_hex("x")}});
+  huge[0].data = m.dump();
+  huge.push_back({"media/huge.bin", "x", AE_IFREG, ""});
+  fs::path huge_file = dir() / "huge.tar.gz";
+  write_entries(huge_file, huge);
+
+  auto refused = media::verify_backup(bomb_file.string());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find("larger than its manifest size"), std::string::npos)
+      << refused.status().message();
+  Instance target(dir() / "target", postgres());
+  auto restored = media::restore_backup(target.config, bomb_file.string(), options(true));
+  ASSERT_FALSE(restored);
+  EXPECT_NE(restored.status().message().find("larger than its manifest size"), std::string::npos)
+      << restored.status().message();
+  expect_untouched(target);
+
+  restored = media::restore_backup(target.config, huge_file.string(), options(true));
+  ASSERT_FALSE(restored);
+  EXPECT_NE(restored.status().message().find("not enough free space"), std::string::npos)
+      << restored.status().message();
+  expect_untouched(target);
+}
+
+TEST_P(BackupTest, AFileDeletedDuringTheBackupDoesNotFailIt) {
+  fill();
+  const fs::path cv = fs::path(config_.data_dir) / "media" / "ab" / "cv.pdf";
+  const std::string cv_bytes = read_bytes(cv);
+  const fs::path letter = fs::path(config_.data_dir) / "media" / "x" / "y" / "letter.txt";
+  // The letter goes before the files are listed, the CV after (while the
+  // archive is written): the CV is still in the backup, the letter is not.
+  auto written = media::write_backup(config_, db(), "", clock_, [&](const std::string& line) {
+    if (line == "reading the data folder") fs::remove_all(letter.parent_path());
+    if (line == "writing the archive") fs::remove(cv);
+  });
+  ASSERT_TRUE(written) << written.status().message();
+  std::map<std::string, std::string> in;
+  for (const auto& e : read_entries(*written)) in[e.name] = e.data;
+  EXPECT_EQ(in["media/ab/cv.pdf"], cv_bytes);
+  EXPECT_FALSE(in.count("media/x/y/letter.txt"));
+  EXPECT_TRUE(media::verify_backup(*written));
+  EXPECT_EQ(backups_in(config_.backup_dir).size(), 1u) << "no temp files left";
+}
+
+TEST_P(BackupTest, WhatAKilledBackupLeftIsCleanedUpAndRecorded) {
+  fs::create_directories(config_.backup_dir);
+  const fs::path folder(config_.backup_dir);
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(7);
+  write_bytes(folder / ".peto-backup-tmp-old" / "db" / "peto.db", "dump");
+  fs::last_write_time(folder / ".peto-backup-tmp-old", old);
+  write_bytes(folder / ".peto-backup-old.tar.gz.part", "part");
+  fs::last_write_time(folder / ".peto-backup-old.tar.gz.part", old);
+  write_bytes(folder / ".peto-backup-new.tar.gz.part", "someone's, running");
+  write_bytes(folder / "notes.txt", "mine");
+  fs::last_write_time(folder / "notes.txt", old);
+
+  // Claimed at 01:00, no outcome by 08:00: interrupted. Not due (slot 00:00).
+  config_.backup_schedule = "daily";
+  config_.backup_hour = 0;
+  const Millis hour = 3'600'000;
+  db().query("UPDATE backup_state SET last_run_at = ?, last_run_ok = NULL",
+             {clock_.now_ms() - 7 * hour});
+  EXPECT_EQ(media::start_scheduled_backup(config_, db(), clock_), media::ScheduledStart::not_due);
+  EXPECT_EQ(state_int("last_run_ok"), 0);
+  EXPECT_EQ(state_int("failures"), 1);
+  EXPECT_NE(db().query("SELECT last_error FROM backup_state")[0].text(0).find("interrupted"),
+            std::string::npos);
+  EXPECT_EQ(media::start_scheduled_backup(config_, db(), clock_), media::ScheduledStart::not_due);
+  EXPECT_EQ(state_int("failures"), 1) << "counted once";
+  // A claim 5 h old may still be running.
+  db().query("UPDATE backup_state SET last_run_at = ?, last_run_ok = NULL",
+             {clock_.now_ms() - 5 * hour});
+  EXPECT_EQ(media::start_scheduled_backup(config_, db(), clock_), media::ScheduledStart::not_due);
+  EXPECT_EQ(state_int("last_run_ok"), -1);
+  EXPECT_EQ(state_int("failures"), 1);
+
+  // The next run removes the old temp entries, not the fresh one.
+  clock_.advance(std::chrono::hours(24));
+  EXPECT_EQ(media::start_scheduled_backup(config_, db(), clock_), media::ScheduledStart::ran);
+  auto left = backups_in(config_.backup_dir);
+  ASSERT_EQ(left.size(), 3u);
+  EXPECT_EQ(left[0], ".peto-backup-new.tar.gz.part");
+  EXPECT_EQ(left[1], "notes.txt");
+  EXPECT_TRUE(left[2].starts_with("peto-backup-")) << left[2];
+}
+
 TEST_P(BackupTest, ANonEmptyInstanceNeedsForce) {
   fill();
   std::string path = backup();
@@ -684,6 +787,24 @@ TEST_P(BackupCommandTest, BackupThenRestoreWithExitCodes) {
   auto restored = store::Db::open(fresh_url, 1);
   EXPECT_EQ(snapshot(db()), snapshot(*restored));
   EXPECT_EQ(files_under(fs::path(config_.data_dir) / "media"), files_under(fresh / "media"));
+}
+
+TEST_P(BackupCommandTest, AManualBackupWaitsForNoOtherBackup) {
+  if (postgres()) GTEST_SKIP() << "the command test runs on SQLite";
+  const std::string out = (dir() / "out").string();
+  store::Cache cache(db(), clock_);
+  ASSERT_TRUE(cache.add(media::kBackupLockKey, "someone-else", std::chrono::hours(6)));
+  Ran busy = peto(config_.data_dir, url(), "backup --out '" + out + "'");
+  EXPECT_EQ(busy.code, 1) << busy.out << busy.err;
+  EXPECT_EQ(busy.err, "peto: Another backup is running.\n");
+  EXPECT_TRUE(backups_in(out).empty());
+  EXPECT_EQ(cache.get(media::kBackupLockKey), "someone-else");
+  ASSERT_TRUE(cache.delete_if(media::kBackupLockKey, "someone-else"));
+
+  Ran ok = peto(config_.data_dir, url(), "backup --out '" + out + "'");
+  ASSERT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_EQ(backups_in(out).size(), 1u);
+  EXPECT_FALSE(cache.get(media::kBackupLockKey)) << "released";
 }
 
 TEST_P(BackupCommandTest, TheSchedulerWritesTheScheduledBackupAfterItsPass) {
