@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <zip.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/log.h"
@@ -222,15 +224,23 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
     });
   }
   // Each document's file, named in the JSON by its place in the archive; a
-  // file that cannot be read is left out and the document says so.
-  std::vector<std::pair<std::string, std::string>> files;  // entry, path on disk
+  // file that cannot be read is left out and the document says so. Each is
+  // opened here, as its row is read: a document deleted while the archive is
+  // written still has its file packed (zip reads them only when it closes).
+  struct OpenFile {
+    std::string entry;
+    std::string path;
+    std::unique_ptr<FILE, int (*)(FILE*)> file;
+  };
+  std::vector<OpenFile> files;
   for (auto& d : doc["documents"]) {
     std::string stored = d["file"].is_string() ? d["file"].get<std::string>() : "";
     d.erase("file");
     d["file"] = nullptr;
     if (stored.empty()) continue;
     std::string path = media_dir + "/" + stored;
-    auto facts = read_facts(path);
+    std::unique_ptr<FILE, int (*)(FILE*)> opened(std::fopen(path.c_str(), "rbe"), &std::fclose);
+    auto facts = opened ? read_facts(path) : std::nullopt;
     if (!facts) {
       d["damage"] = "missing";
       continue;
@@ -241,7 +251,7 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
     d["file"] = entry;
     d["sha256"] = facts->sha256;  // what the archive holds, so that import can check it
     d["size"] = facts->size;
-    files.emplace_back(entry, path);
+    files.push_back(OpenFile{entry, path, std::move(opened)});
   }
   p.files_total = static_cast<std::int64_t>(files.size());
   // The same document with its keys in reading order: what it is first.
@@ -276,9 +286,11 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
   };
   if (!add_entry(za, kExportJson, zip_source_buffer(za, text.data(), text.size(), 0)))
     return fail("could not add " + std::string(kExportJson));
-  for (const auto& [entry, path] : files)
-    if (!add_entry(za, entry, zip_source_file(za, path.c_str(), 0, 0)))
-      return fail("could not add " + path);
+  for (auto& f : files) {
+    zip_source_t* source = zip_source_filep(za, f.file.get(), 0, 0);
+    if (source != nullptr) (void)f.file.release();  // the source closes it
+    if (!add_entry(za, f.entry, source)) return fail("could not add " + f.path);
+  }
   ZipProgress zp{&p, &progress};
   zip_register_progress_callback_with_state(za, 0.01, on_zip_progress, nullptr, &zp);
   if (zip_close(za) != 0) return fail("could not write " + out_path);

@@ -32,9 +32,12 @@
 // limits, never trusted from the header), every file's size and SHA-256, and
 // every record through the same validation typed-in data meets
 // (domain::Records::create_in). The records go in one transaction; the files
-// are unpacked to temporary names first and take their own names only after
-// the commit. On any refusal the transaction rolls back and the unpacked
-// files are removed, so the account and the media folder are as they were.
+// are unpacked to temporary names (mode 0600), their types read from their
+// bytes as an upload's are (media/sniff.h: a type off the list is refused),
+// and take their own names before the transaction, so that no row ever names
+// a file that is not there. On any refusal the transaction rolls back and the
+// unpacked files are removed, so the account and the media folder are as they
+// were; after a crash, the orphan sweep removes the files no row names.
 // Import creates records and never merges them, except companies and tags,
 // which are matched by name. An account that already has records needs `force`.
 #pragma once
@@ -87,10 +90,11 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
                                  const ExportProgressFn& progress = {});
 
 struct ImportLimits {
-  std::int64_t max_total_bytes = 4LL << 30;   // every entry unpacked, together
-  std::int64_t max_file_bytes = 25LL << 20;   // one document (PETO_UPLOAD_MAX_MB)
-  std::int64_t max_json_bytes = 256LL << 20;  // peto.json
-  std::int64_t max_ratio = 100;               // unpacked : packed, past the first MiB
+  std::int64_t max_total_bytes = 4LL << 30;  // every entry unpacked, together
+  std::int64_t max_file_bytes = 25LL << 20;  // one document (PETO_UPLOAD_MAX_MB)
+  std::int64_t max_json_bytes = 64LL << 20;  // peto.json
+  std::int64_t max_json_values = 2000000;    // peto.json's values, keys included
+  std::int64_t max_ratio = 100;              // unpacked : packed, past the first MiB
   std::int64_t max_entries = 100000;
   static ImportLimits from(const Config& config);
 };

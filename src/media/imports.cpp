@@ -1,10 +1,14 @@
 // import_archive (media/exports.h): reads a peto export back, refusing
 // anything it does not understand before it writes a thing.
+#include <fcntl.h>
 #include <sodium.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +27,7 @@
 #include "media/documents.h"
 #include "media/export_format.h"
 #include "media/exports.h"
+#include "media/sniff.h"
 
 namespace peto::media {
 
@@ -183,10 +188,45 @@ void read_entry(zip_t* za, const Entry& e, std::int64_t limit, const ImportLimit
   if (read != e.size) refuse("the entry \"" + e.name + "\" is shorter than its header says");
 }
 
+// Counts peto.json's values (every scalar, object, array and key) without
+// building anything, stopping past `max`: a small text of `[{},{},…]` would
+// otherwise become a tree many times its size.
+class ValueCounter final : public nlohmann::json_sax<json> {
+ public:
+  explicit ValueCounter(std::int64_t max) : max_(max) {}
+  bool over() const { return over_; }
+  bool null() override { return one(); }
+  bool boolean(bool) override { return one(); }
+  bool number_integer(number_integer_t) override { return one(); }
+  bool number_unsigned(number_unsigned_t) override { return one(); }
+  bool number_float(number_float_t, const string_t&) override { return one(); }
+  bool string(string_t&) override { return one(); }
+  bool binary(binary_t&) override { return one(); }
+  bool start_object(std::size_t) override { return one(); }
+  bool key(string_t&) override { return one(); }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return one(); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool one() {
+    if (++count_ <= max_) return true;
+    over_ = true;
+    return false;
+  }
+  std::int64_t max_;
+  std::int64_t count_ = 0;
+  bool over_ = false;
+};
+
 // --- checking values -------------------------------------------------------
 
 std::string where(const std::string& section, const json& o) {
-  std::string id = o.is_object() && o.contains("id") ? o["id"].dump() : "?";
+  auto it = o.is_object() ? o.find("id") : o.end();
+  std::string id = it != o.end() ? it->dump() : "?";
   return section + " " + id;
 }
 
@@ -236,16 +276,25 @@ store::Value text_value(const std::optional<std::string>& s) {
 
 using IdMap = std::map<std::int64_t, std::int64_t>;
 
-// A document's file, unpacked under a temporary name until the commit.
+// A document's file: unpacked under a temporary name, then given its own
+// name before the transaction (removed again if the import is refused).
 struct Staged {
   std::string temp;   // absolute path
   std::string final;  // absolute path
+  bool renamed = false;
+};
+
+// What the importer stores for a document's file: where it lives and the
+// type its bytes say (never the JSON's word).
+struct StoredFile {
+  std::string relative;
+  std::string content_type;
 };
 
 class Importer {
  public:
   Importer(store::Db& db, store::Conn& conn, const Clock& clock, std::int64_t owner,
-           const std::map<std::int64_t, std::string>& files)
+           const std::map<std::int64_t, StoredFile>& files)
       : conn_(conn), clock_(clock), records_(db, clock), owner_(owner), files_(files) {}
 
   ImportFacts run(const json& doc);
@@ -265,8 +314,8 @@ class Importer {
   const Clock& clock_;
   domain::Records records_;
   std::int64_t owner_;
-  const std::map<std::int64_t, std::string>& files_;  // document id -> relative final name
-  std::map<std::string, IdMap> ids_;                  // section -> archive id -> new id
+  const std::map<std::int64_t, StoredFile>& files_;  // document id -> its stored file
+  std::map<std::string, IdMap> ids_;                 // section -> archive id -> new id
   ImportFacts facts_;
   // Times written last, so that nothing the import does afterwards moves them.
   std::vector<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>> times_;
@@ -416,8 +465,10 @@ void Importer::import_documents(const json& list) {
     if (damage != "" && damage != "missing" && damage != "changed")
       refuse(at + ": damage is not a known state");
     auto file = files_.find(archive_id);
-    std::string stored = file == files_.end() ? "" : file->second;
+    std::string stored = file == files_.end() ? "" : file->second.relative;
     if (stored.empty()) damage = "missing";
+    std::string content_type = text_or(at, o, "content_type", 100);
+    if (!stored.empty()) content_type = file->second.content_type;
     std::string sha = text_or(at, o, "sha256", 64);
     auto size = opt_int(at, o, "size");
     if (size && *size < 0) refuse(at + ": size is negative");
@@ -428,9 +479,9 @@ void Importer::import_documents(const json& list) {
         " RETURNING id",
         {owner_, stored, store::Value(size), sha.empty() ? store::Value() : store::Value(sha),
          stored.empty() ? 0 : now, damage, text_or(at, o, "title", 200), kind, filename,
-         text_or(at, o, "content_type", 100), text_or(at, o, "language", 12),
-         text_or(at, o, "notes", 20000), version, store::Value(replaces), subject_kind,
-         store::Value(subject_id), req_int(at, o, "created_at"), req_int(at, o, "updated_at")});
+         content_type, text_or(at, o, "language", 12), text_or(at, o, "notes", 20000), version,
+         store::Value(replaces), subject_kind, store::Value(subject_id),
+         req_int(at, o, "created_at"), req_int(at, o, "updated_at")});
     std::int64_t id = row[0].int_at(0);
     m[archive_id] = id;
     ++facts_.records;
@@ -573,7 +624,7 @@ bool account_has_records(store::Conn& conn, std::int64_t owner) {
 
 ImportFacts Importer::run(const json& doc) {
   import_profile(field(doc, "profile"));
-  for (const auto& name : format::kind_order()) import_kind(domain::kind(name), doc[name]);
+  for (const auto& name : format::kind_order()) import_kind(domain::kind(name), field(doc, name));
   // Interviews and offers made above wrote their own timeline entries; the
   // archive's timeline replaces them. Nor is anybody told of them again:
   // the announcements they queued (for connections that want such news)
@@ -588,11 +639,11 @@ ImportFacts Importer::run(const json& doc) {
       conn_.query(std::string("DELETE FROM ") + table + " WHERE owner_id = ? AND key = ?",
                   {owner_, "offer:" + std::to_string(id)});
   }
-  import_tag_links(doc["application_tags"]);
-  import_documents(doc["documents"]);
-  import_events(doc["application_events"]);
-  import_captures(doc["captures"]);
-  import_listing_events(doc["listing_events"]);
+  import_tag_links(field(doc, "application_tags"));
+  import_documents(field(doc, "documents"));
+  import_events(field(doc, "application_events"));
+  import_captures(field(doc, "captures"));
+  import_listing_events(field(doc, "listing_events"));
   for (const auto& [table, id, created, updated] : times_)
     conn_.query("UPDATE " + table + " SET created_at = ?, updated_at = ? WHERE id = ?",
                 {created, updated, id});
@@ -620,6 +671,10 @@ json read_document(zip_t* za, const std::map<std::string, Entry>& entries,
   read_entry(za, it->second, limits.max_json_bytes, limits, total,
              [&](const char* p, std::size_t n) { text.append(p, n); });
   if (json_nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth) refuse("peto.json nests too deeply");
+  ValueCounter counter(limits.max_json_values);
+  json::sax_parse(text, &counter);
+  if (counter.over())
+    refuse("peto.json holds more than " + std::to_string(limits.max_json_values) + " values");
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) refuse("peto.json is not valid JSON");
   if (field(doc, "format") != kExportFormat) refuse("peto.json is not a peto export");
@@ -643,14 +698,17 @@ std::map<std::int64_t, const Entry*> match_files(const json& doc,
                                                  const std::map<std::string, Entry>& entries) {
   std::map<std::int64_t, const Entry*> files;
   std::set<std::string> named;
-  for (const json& d : doc["documents"]) {
+  for (const json& d : field(doc, "documents")) {
+    // Every document is checked before any is used: an id, and a file
+    // name and filename that are text when present.
     std::string at = where("documents", d);
+    std::int64_t id = req_int(at, d, "id");
+    text_or(at, d, "filename", 255);
     auto name = opt_text(at, d, "file", 300);
     if (!name) continue;
     auto it = entries.find(*name);
     if (it == entries.end()) refuse(at + ": its file \"" + *name + "\" is not in the archive");
     if (!named.insert(*name).second) refuse(at + ": its file is another document's too");
-    std::int64_t id = req_int(at, d, "id");
     if (!files.emplace(id, &it->second).second) refuse(at + ": the id appears twice");
     std::string sha = text_or(at, d, "sha256", 64);
     if (sha.size() != 64) refuse(at + ": sha256 is not a SHA-256");
@@ -661,35 +719,38 @@ std::map<std::int64_t, const Entry*> match_files(const json& doc,
   return files;
 }
 
-std::string extension_of(const std::string& filename) {
-  auto dot = filename.rfind('.');
-  if (dot == std::string::npos || dot == 0 || filename.size() - dot > 6) return {};
-  std::string ext = filename.substr(dot + 1);
-  if (!std::all_of(ext.begin(), ext.end(),
-                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }))
-    return {};
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 // Unpacks one document's file to a temporary name, checking its size and
 // SHA-256 against the JSON on the way.
 void unpack(zip_t* za, const Entry& e, const json& d, const std::string& temp,
             const ImportLimits& limits, std::int64_t& total) {
   std::string at = where("documents", d);
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error("could not write " + temp);
+  // Readable by peto alone, as an upload is.
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error("could not write " + temp + ": " + std::strerror(errno));
+  struct Closer {
+    int& fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{fd};
   crypto_hash_sha256_state state;
   crypto_hash_sha256_init(&state);
   std::int64_t size = 0;
   read_entry(za, e, limits.max_file_bytes, limits, total, [&](const char* p, std::size_t n) {
     crypto_hash_sha256_update(&state, reinterpret_cast<const unsigned char*>(p), n);
-    out.write(p, static_cast<std::streamsize>(n));
     size += static_cast<std::int64_t>(n);
+    while (n > 0) {
+      ssize_t w = ::write(fd, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) throw std::runtime_error("could not write " + temp + ": " + std::strerror(errno));
+      p += w;
+      n -= static_cast<std::size_t>(w);
+    }
   });
-  out.close();
-  if (!out) throw std::runtime_error("could not write " + temp);
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0)
+    throw std::runtime_error("could not write " + temp + ": " + std::strerror(errno));
   unsigned char digest[crypto_hash_sha256_BYTES];
   crypto_hash_sha256_final(&state, digest);
   char hex[2 * crypto_hash_sha256_BYTES + 1];
@@ -711,7 +772,10 @@ Result<ImportFacts> import_archive(store::Db& db, const Clock& clock, const std:
   const bool had_folder = fs::exists(folder_path, exists_ec);
   auto discard = [&] {
     std::error_code ec;
-    for (const auto& s : staged) fs::remove(s.temp, ec);
+    for (const auto& s : staged) {
+      fs::remove(s.temp, ec);
+      if (s.renamed) fs::remove(s.final, ec);
+    }
     if (!had_folder) fs::remove(folder_path, ec);  // only if empty
   };
   try {
@@ -730,24 +794,38 @@ Result<ImportFacts> import_archive(store::Db& db, const Clock& clock, const std:
     // The files, unpacked under temporary names beside where they will live.
     const std::string folder = "documents/" + std::to_string(owner);
     if (!files.empty()) fs::create_directories(folder_path);
-    std::map<std::int64_t, std::string> final_names;
-    for (const json& d : doc["documents"]) {
-      std::int64_t id = d["id"].get<std::int64_t>();
+    // Each file is unpacked under a temporary name, its type read from its
+    // bytes (as an upload's is), then it takes its own name before the
+    // transaction: rows never name a file that is not there. Should peto
+    // stop before the commit, the orphan sweep removes the unnamed files.
+    std::map<std::int64_t, StoredFile> final_names;
+    for (const json& d : field(doc, "documents")) {
+      std::string at = where("documents", d);
+      std::int64_t id = req_int(at, d, "id");
       auto f = files.find(id);
       if (f == files.end()) continue;
       std::string token = random_token(16);
-      std::string ext = extension_of(d.value("filename", std::string()));
-      std::string relative = folder + "/" + token + (ext.empty() ? "" : "." + ext);
-      Staged s{media_dir + "/" + folder + "/.import-" + token, media_dir + "/" + relative};
-      staged.push_back(s);
+      auto& s = staged.emplace_back(
+          Staged{media_dir + "/" + folder + "/.import-" + token, std::string(), false});
       unpack(zip.get(), *f->second, d, s.temp, limits, total);
-      final_names[id] = relative;
+      Sniffed type = sniff_file(s.temp);
+      if (!type.allowed)
+        refuse(at + ": its file is not a kind of file peto accepts (" + type.detected + ")");
+      std::string relative =
+          folder + "/" + token + (type.extension.empty() ? "" : "." + type.extension);
+      s.final = media_dir + "/" + relative;
+      std::error_code rename_ec;
+      fs::rename(s.temp, s.final, rename_ec);
+      if (rename_ec)
+        throw std::runtime_error("could not move " + s.temp + " to " + s.final + ": " +
+                                 rename_ec.message());
+      s.renamed = true;
+      final_names[id] = StoredFile{relative, type.content_type};
     }
     ImportFacts facts = db.write([&](store::Conn& conn) {
       if (!force && account_has_records(conn, owner)) throw NotEmpty{};
       return Importer(db, conn, clock, owner, final_names).run(doc);
     });
-    for (const auto& s : staged) fs::rename(s.temp, s.final, ec);
     return facts;
   } catch (const Refusal& r) {
     discard();

@@ -34,6 +34,31 @@ std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
   return removed;
 }
 
+std::int64_t remove_unrecorded_archives(store::Db& db, const std::string& exports_dir, Millis now,
+                                        std::chrono::milliseconds age) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::directory_iterator it(exports_dir, ec), end;
+  if (ec) return 0;  // no export yet
+  std::int64_t removed = 0;
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    std::error_code fe;
+    if (!it->is_regular_file(fe) || fe) continue;
+    auto written = mtime_ms(it->path());
+    if (!written || now - *written < age.count()) continue;
+    const std::string name = it->path().filename().string();
+    if (!db.query("SELECT 1 FROM export_archives WHERE file = ?", {name}).empty()) continue;
+    if (fs::remove(it->path(), fe)) {
+      ++removed;
+    } else if (fe) {
+      log::warn("upkeep", "could not remove an unrecorded export archive",
+                {{"path", it->path().string()}, {"error", fe.message()}});
+    }
+  }
+  return removed;
+}
+
 engine::Counts Upkeep::run(engine::PassContext& ctx) {
   engine::Queue queue(ctx.db, ctx.clock);
   engine::Counts c;
@@ -42,6 +67,8 @@ engine::Counts Upkeep::run(engine::PassContext& ctx) {
   c["pages_expired"] = capture::KeptPages(ctx.db, ctx.clock, ctx.config.pages_dir())
                            .expire(ctx.config.capture_page_keep_days);
   c["archives_reaped"] = media::reap_archives(ctx.db, ctx.config.exports_dir(), ctx.clock.now_ms());
+  c["archives_reaped"] += remove_unrecorded_archives(ctx.db, ctx.config.exports_dir(),
+                                                     ctx.clock.now_ms(), kStrayArchiveAge);
   c["notices_forgotten"] = notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire());
   c["temp_removed"] =
       remove_stale_temp_files(ctx.config.data_dir + "/tmp", ctx.clock.now_ms(), kTempFileAge);

@@ -19,11 +19,18 @@ namespace peto::steps {
 std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
                                      std::chrono::milliseconds age);
 
+// Removes the files directly in `exports_dir` last written `age` or more
+// before `now` that no export_archives row names (a `.zip.part` a crash cut
+// off, an archive never recorded, one whose row went first); returns how many.
+std::int64_t remove_unrecorded_archives(store::Db& db, const std::string& exports_dir, Millis now,
+                                        std::chrono::milliseconds age);
+
 class Upkeep final : public engine::Step {
  public:
   static constexpr auto kErrandTimeout = std::chrono::hours(24);
   static constexpr auto kKeepFinished = std::chrono::hours(24 * 7);
   static constexpr auto kTempFileAge = std::chrono::hours(24);
+  static constexpr auto kStrayArchiveAge = std::chrono::hours(25);
   std::string_view id() const override { return "upkeep"; }
   engine::Counts run(engine::PassContext& ctx) override;
   std::vector<std::string> summary(const engine::Counts& c) const override;

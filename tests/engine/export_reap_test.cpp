@@ -77,6 +77,41 @@ TEST_P(ExportReapTest, UpkeepRemovesStaleSpooledBodies) {
   EXPECT_TRUE(fs::exists(tmp / "upload-new"));
 }
 
+// Files in the exports folder no row names (a `.part` a crash cut off, an
+// archive whose row was never written or went first) are removed once they
+// are over a day old; a recorded archive and a young file stay.
+TEST_P(ExportReapTest, UpkeepRemovesOldArchivesNoRowNames) {
+  domain::set_password_cost(domain::PasswordCost::test);
+  auto made =
+      domain::Accounts(db(), clock_).create("ana@example.com", "correct horse battery", false);
+  const std::int64_t ana = std::get<domain::Account>(made).id;
+  const fs::path exports = config_.exports_dir();
+  fs::create_directories(exports);
+  // The step compares file times with the clock's now: pin it to the real one.
+  clock_.set(std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count());
+  const auto now = fs::file_time_type::clock::now();
+  for (const char* name : {"1-cut.zip.part", "1-unrecorded.zip", "1-recorded.zip", "1-young.zip"}) {
+    std::ofstream(exports / name) << "PK";
+    fs::last_write_time(exports / name, now - std::chrono::hours(26));
+  }
+  fs::last_write_time(exports / "1-young.zip", now - std::chrono::hours(2));
+  media::record_archive(db(), ana, std::nullopt, "1-recorded.zip", "peto-export.zip", 2,
+                        clock_.now_ms());
+  engine::Scheduler::Options o;
+  o.heartbeat_path = (dir() / "hb").string();
+  engine::Scheduler s(db(), clock_, config_, o,
+                      testing::step_list(std::make_unique<steps::Upkeep>()));
+  auto r = s.run_pass();
+  EXPECT_EQ(r.summary_lines(s.steps()),
+            std::vector<std::string>{"2 expired export archives removed"});
+  EXPECT_FALSE(fs::exists(exports / "1-cut.zip.part"));
+  EXPECT_FALSE(fs::exists(exports / "1-unrecorded.zip"));
+  EXPECT_TRUE(fs::exists(exports / "1-recorded.zip"));
+  EXPECT_TRUE(fs::exists(exports / "1-young.zip"));
+}
+
 PETO_BOTH_BACKENDS(ExportReapTest);
 
 }  // namespace

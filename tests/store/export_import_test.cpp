@@ -2,6 +2,7 @@
 // exported and imported into a new one comes back record for record and file
 // for file; an account with records needs force; and every hostile archive
 // is refused with nothing written — no row, no file.
+#include <sodium.h>
 #include <sys/stat.h>
 #include <zip.h>
 
@@ -452,6 +453,95 @@ TEST_P(HostileArchiveTest, ARecordThatFailsValidationRollsEverythingBack) {
   expect_refused(variant([](json& d) { d["profile"]["time_zone"] = "Mars/Olympus"; }), "time_zone");
   expect_refused(variant([](json& d) { d["documents"][1]["replaces"] = 12345; }),
                  "names no record");
+}
+
+// A document deleted while its archive is written (its file removed after
+// the rows were read) still has its file packed: the export does not fail.
+TEST_P(HostileArchiveTest, AFileDeletedDuringTheExportIsStillPacked) {
+  fs::path out = dir() / "during.zip";
+  bool deleted = false;
+  auto made = media::write_export(
+      db(), clock_, media_, owner_, out.string(), [&](const media::ExportProgress& p) {
+        if (deleted || p.files_done < 1) return;
+        for (const auto& row : db().query("SELECT file FROM uploads WHERE owner_id = ?", {owner_}))
+          fs::remove(fs::path(media_) / row.text(0));
+        deleted = true;
+      });
+  ASSERT_TRUE(made) << made.status().message();
+  EXPECT_TRUE(deleted);
+  EXPECT_EQ(made->files, 2);
+  auto entries = zip_entries(out);
+  for (const auto& d : json::parse(entries.at("peto.json"))["documents"]) {
+    ASSERT_TRUE(d["file"].is_string());
+    EXPECT_EQ(entries.count(d["file"].get<std::string>()), 1u);
+  }
+}
+
+// Documents without an id, or with fields of the wrong type, are refused by
+// name before anything is read or unpacked (not a crash, not a 500).
+TEST_P(HostileArchiveTest, DocumentsWithMissingOrMistypedFieldsAreRefused) {
+  expect_refused(variant([](json& d) {
+                   d["documents"].push_back({{"title", "x"}});
+                 }),
+                 "id is missing");
+  expect_refused(variant([](json& d) { d["documents"][0]["id"] = "x"; }), "not a whole number");
+  expect_refused(variant([](json& d) { d["documents"][0]["filename"] = 5; }),
+                 "filename is not text");
+  expect_refused(variant([](json& d) { d["documents"][0]["file"] = 5; }), "file is not text");
+}
+
+// peto.json's values are counted before a tree is built from them.
+TEST_P(HostileArchiveTest, TooManyJsonValuesAreRefusedBeforeParsing) {
+  media::ImportLimits few;
+  few.max_json_values = 50;
+  expect_refused(valid_, "values", few);
+  json many = json::array();
+  for (int i = 0; i < 100; ++i) many.push_back(json::object());
+  EXPECT_TRUE(import(other_, variant([&](json& d) { d["padding"] = many; }), {}));
+}
+
+// A file's type is read from its bytes, as an upload's is: a script is
+// refused, and a PDF is stored as a PDF whatever the JSON says.
+TEST_P(HostileArchiveTest, FileTypesAreSniffedNotTakenFromTheJson) {
+  const std::string script = "#!/bin/sh\necho hello from a script\n";
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(script.data()), script.size());
+  char hex[2 * crypto_hash_sha256_BYTES + 1];
+  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+  const std::string name = doc_["documents"][0]["file"].get<std::string>();
+  json doc = doc_;
+  doc["documents"][0]["sha256"] = hex;
+  doc["documents"][0]["size"] = script.size();
+  doc["documents"][0]["content_type"] = "application/pdf";
+  std::vector<ZipEntry> all = {{"peto.json", doc.dump(), std::nullopt}};
+  for (const auto& [n, bytes] : entries_)
+    if (n != "peto.json") all.push_back({n, n == name ? script : bytes, std::nullopt});
+  fs::path scripted = dir() / "script.zip";
+  write_zip(scripted, all);
+  expect_refused(scripted, "not a kind of file peto accepts");
+
+  auto r = import(other_, variant([](json& d) {
+                    for (auto& x : d["documents"]) x["content_type"] = "text/html";
+                  }));
+  ASSERT_TRUE(r) << r.status().message();
+  for (const auto& row :
+       db().query("SELECT content_type, file FROM uploads WHERE owner_id = ?", {other_})) {
+    EXPECT_EQ(row.text(0), "application/pdf");
+    EXPECT_EQ(fs::path(row.text(1)).extension(), ".pdf");
+  }
+}
+
+// Unpacked files are peto's alone, as uploads are.
+TEST_P(HostileArchiveTest, ImportedFilesAreReadableByPetoAlone) {
+  auto r = import(other_, valid_);
+  ASSERT_TRUE(r) << r.status().message();
+  auto rows = db().query("SELECT file FROM uploads WHERE owner_id = ?", {other_});
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    auto perms = fs::status(fs::path(media_) / row.text(0)).permissions();
+    EXPECT_EQ(perms & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write)
+        << row.text(0);
+  }
 }
 
 PETO_BOTH_BACKENDS(ExportImportTest);
