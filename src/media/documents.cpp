@@ -1,6 +1,7 @@
 #include "media/documents.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <istream>
@@ -197,6 +198,23 @@ Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Rec
   incoming.path = final_path;
 
   const Millis now = clock_.now_ms();
+  // Set once the row is written and only COMMIT is left: an exception after
+  // it may come from a commit that went through (a connection lost while
+  // PostgreSQL answered), so the file then stays for the orphan sweep, which
+  // removes it after its grace when no row names it.
+  bool committing = false;
+  struct KeepIfCommitting {
+    const bool& committing;
+    std::string& path;
+    int unwinding = std::uncaught_exceptions();
+    ~KeepIfCommitting() {
+      if (committing && std::uncaught_exceptions() > unwinding) {
+        log::warn("documents", "the outcome of a commit is unknown; the file is kept",
+                  {{"file", path}});
+        path.clear();
+      }
+    }
+  } keep{committing, incoming.path};
   auto made = db_.write([&](store::Conn& conn) -> Made {
     if (in.subject_id) {
       const std::string table = in.subject_kind == "application" ? "applications" : "listings";
@@ -218,6 +236,7 @@ Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Rec
          in.language, in.notes, version, replaces, in.subject_kind, in.subject_id, now});
     Document d = from_row(rows[0]);
     plan_copies_in(conn, owner, d.id, now);
+    committing = true;
     return d;
   });
   if (std::holds_alternative<Document>(made)) {

@@ -428,7 +428,8 @@ void add_document_routes(Router& router, Site& site) {
       (static_cast<std::size_t>(config.upload_max_mb) << 20) + kMultipartMargin;
   const std::string too_large = site.catalogue().fill(
       "en", "documents_error_too_large_mb", {{"mb", std::to_string(config.upload_max_mb)}});
-  Spool spool{config.data_dir + "/tmp", limit, too_large};
+  Spool spool{config.data_dir + "/tmp", limit, too_large,
+              [s](const Request& r) { return s->refuse_without_session(r); }};
   router.add("GET", "/documents", page(list_page), "Your documents");
   router.add("GET", "/documents/new", page(get_new), "The upload form");
   router.add_streamed("POST", "/documents/new", page(post_new), spool, "Upload a document");

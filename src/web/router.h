@@ -35,6 +35,10 @@ struct Spool {
   std::string dir;            // a folder for the body files (made when missing)
   std::size_t max_bytes = 0;  // larger bodies are answered 413
   std::string too_large;      // the 413's detail
+  // Run on the request's headers before a byte of the body is read:
+  // nullopt lets the body be spooled; a Response is sent instead, the body
+  // left unread and the connection closed. Empty: every request is let in.
+  std::function<std::optional<Response>(const Request&)> admit = {};
 };
 
 // Renders an HTML error page: status, title and a detail for the reader.

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include <sys/stat.h>
 #include <unordered_map>
 #include <vector>
 
@@ -48,7 +50,19 @@ class Server::State {
       : options(std::move(o)), router(r), ioc(std::max(1, options.threads)) {
     for (const Route& route : router.routes())
       if (route.spool) max_spool_bytes = std::max(max_spool_bytes, route.spool->max_bytes);
+    spool_budget =
+        options.max_spool_in_flight > 0 ? options.max_spool_in_flight : 4 * max_spool_bytes;
   }
+
+  // Takes `bytes` of the spool budget; false when that would go over it.
+  bool reserve_spool(std::size_t bytes) {
+    std::size_t now = spooling.load();
+    do {
+      if (bytes > spool_budget || now > spool_budget - bytes) return false;
+    } while (!spooling.compare_exchange_weak(now, now + bytes));
+    return true;
+  }
+  void release_spool(std::size_t bytes) { spooling -= bytes; }
 
   Status start();
   void begin_stop();   // on `strand`
@@ -59,7 +73,9 @@ class Server::State {
 
   const Options options;
   Router& router;
-  std::size_t max_spool_bytes = 0;  // the largest body a streamed route takes
+  std::size_t max_spool_bytes = 0;       // the largest body a streamed route takes
+  std::size_t spool_budget = 0;          // see Options::max_spool_in_flight
+  std::atomic<std::size_t> spooling{0};  // reserved by the uploads being read
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<std::uint16_t> bound_port{0};
@@ -131,7 +147,11 @@ class Session : public std::enable_shared_from_this<Session> {
   bool maybe_spool();
   void drop_spool();
   void answer_spooled();
-  void send_error(int status, const std::string& title, const std::string& detail);
+  void send_error(int status, const std::string& title, const std::string& detail,
+                  const std::string& retry_after = {});
+  // Sends `response` to a request whose body is left unread, then closes.
+  void refuse(Response response);
+  void release_spool();
   // What a connection does once a response is written.
   enum class Then { next_request, close, linger };
   void write(Response response, bool head, Then then, unsigned version);
@@ -144,8 +164,9 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::request_parser<http::file_body>> file_parser_;
-  std::string spool_path_;     // the body file of file_parser_, removed after use
-  std::shared_ptr<void> out_;  // the message being written
+  std::string spool_path_;          // the body file of file_parser_, removed after use
+  std::size_t spool_reserved_ = 0;  // of State::spooling, held while spooling
+  std::shared_ptr<void> out_;       // the message being written
   std::string remote_;
   Phase phase_ = Phase::idle;
   std::size_t drained_ = 0;
@@ -240,6 +261,7 @@ void Session::on_read_error(beast::error_code ec) {
       std::filesystem::remove(spool_path_, removed);
       spool_path_.clear();
     }
+    release_spool();
     return send_error(413, "Content too large",
                       spool != nullptr && !spool->too_large.empty()
                           ? spool->too_large
@@ -284,26 +306,84 @@ bool Session::maybe_spool() {
     on_read_error(http::error::body_limit);
     return false;
   }
+  const std::string oops =
+      "Something went wrong on our side. It has been logged; please try again later.";
+  // Who may send one is decided on the headers: a refused body is never read.
+  if (spool->admit) {
+    Request asked = std::move(probe);  // its target is parsed
+    Request from_header = request_from(h);
+    asked.method = std::move(from_header.method);
+    asked.remote_address = std::move(from_header.remote_address);
+    asked.headers = std::move(from_header.headers);
+    std::optional<Response> refusal;
+    try {
+      refusal = spool->admit(asked);
+    } catch (const std::exception& e) {
+      log::error(kLogger, "upload admission failed", {{"error", e.what()}});
+      send_error(500, "Internal server error", oops);
+      return false;
+    }
+    if (refusal) {
+      refuse(std::move(*refusal));
+      return false;
+    }
+  }
+  std::size_t want = length ? static_cast<std::size_t>(*length) : spool->max_bytes;
+  if (!state_.reserve_spool(want)) {
+    log::warn(kLogger, "upload refused: too many uploads in flight", {{"bytes", want}});
+    send_error(503, "Service unavailable",
+               "Too many uploads are being received right now; please try again in a minute.",
+               "60");
+    return false;
+  }
+  spool_reserved_ = want;
+  // Uploads are private: the folder and each body file are the server's alone.
   std::error_code made;
   std::filesystem::create_directories(spool->dir, made);
+  std::filesystem::permissions(spool->dir, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, made);
   std::string path = spool->dir + "/upload-" + random_token(12);
   file_parser_.emplace(std::move(*parser_));
   parser_.reset();
   file_parser_->body_limit(spool->max_bytes);
   beast::error_code ec;
   file_parser_->get().body().open(path.c_str(), beast::file_mode::write_new, ec);
+  if (!ec && ::fchmod(file_parser_->get().body().file().native_handle(), 0600) != 0)
+    ec = beast::error_code(errno, beast::system_category());
   if (ec) {
     log::error(kLogger, "cannot spool an upload", {{"file", path}, {"error", ec.message()}});
-    send_error(500, "Internal server error",
-               "Something went wrong on our side. It has been logged; please try again later.");
+    file_parser_->get().body().close();
+    std::error_code removed;
+    std::filesystem::remove(path, removed);
+    release_spool();
+    send_error(500, "Internal server error", oops);
     return false;
   }
   spool_path_ = path;
   return true;
 }
 
+void Session::release_spool() {
+  if (spool_reserved_ == 0) return;
+  state_.release_spool(spool_reserved_);
+  spool_reserved_ = 0;
+}
+
+void Session::refuse(Response response) {
+  phase_ = Phase::answering;
+  log::Scope scope(log::new_scope_id("req"));
+  const auto& h = parser_->get();
+  log::debug(kLogger, "upload refused before its body",
+             {{"method", std::string(h.method_string())},
+              {"path", std::string(h.target())},
+              {"status", response.status},
+              {"remote", remote_}});
+  write(std::move(response), false, Then::linger, h.version());
+}
+
 void Session::drop_spool() {
   file_parser_.reset();  // closes the body file
+  release_spool();
   if (spool_path_.empty()) return;
   std::error_code ec;
   std::filesystem::remove(spool_path_, ec);
@@ -403,7 +483,8 @@ Response Session::respond(Request& request) {
 
 // Answers a request that could not be read whole, then closes: the rest of
 // the stream cannot be trusted to start at a request boundary.
-void Session::send_error(int status, const std::string& title, const std::string& detail) {
+void Session::send_error(int status, const std::string& title, const std::string& detail,
+                         const std::string& retry_after) {
   phase_ = Phase::answering;
   log::Scope scope(log::new_scope_id("req"));
   Response response = Response::problem(status, title, detail);
@@ -413,6 +494,7 @@ void Session::send_error(int status, const std::string& title, const std::string
     if (request.set_target(h->target()))
       response = state_.router.error(request, status, title, detail);
   }
+  if (!retry_after.empty()) response.set_header("Retry-After", retry_after);
   log::debug(kLogger, "request refused",
              {{"method", request.method},
               {"path", request.path},

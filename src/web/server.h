@@ -47,6 +47,11 @@ class Server {
     std::chrono::seconds idle_timeout{75};  // waiting for the next request on a connection
     std::chrono::seconds stop_grace{10};    // after stop(), how long in-flight requests get
     std::filesystem::path static_dir;       // empty = no /static/
+    // The bytes all streamed uploads being read at once may spool (each
+    // counts its Content-Length, or its route's limit when chunked); past
+    // it an upload is answered 503 with Retry-After. 0 = 4 x the largest
+    // streamed route's limit.
+    std::size_t max_spool_in_flight = 0;
   };
 
   // `router` must outlive the server and is not changed while it runs.

@@ -144,6 +144,13 @@ std::optional<Visitor> Site::visitor(const Request& r) const {
   return v;
 }
 
+std::optional<Response> Site::refuse_without_session(const Request& r) const {
+  if (visitor(r)) return std::nullopt;
+  Response out = redirect("/signin?next=" + url_encode("/"));
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
 Handler Site::signed_in(PageFn fn) const {
   return [this, fn = std::move(fn)](Request& r) {
     auto v = visitor(r);

@@ -88,6 +88,51 @@ TEST_P(DocumentsTest, CreateStoresTheFileWithItsSizeChecksumAndSniffedType) {
   EXPECT_EQ(count("uploads"), 1);
 }
 
+TEST_P(DocumentsTest, AFailedCommitKeepsTheFileForTheSweep) {
+  // A deferred foreign key fails only at COMMIT: after the row was written,
+  // when a lost connection would leave the outcome unknown too.
+  if (postgres()) {
+    db().query("CREATE TABLE gate_parent (id BIGINT PRIMARY KEY)");
+    db().query(
+        "CREATE TABLE gate (p BIGINT REFERENCES gate_parent (id) DEFERRABLE INITIALLY DEFERRED)");
+    db().query(
+        "CREATE FUNCTION gate_fn() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN INSERT INTO gate (p) VALUES (42); RETURN NEW; END $$");
+    db().query(
+        "CREATE TRIGGER gate_upload AFTER INSERT ON uploads FOR EACH ROW EXECUTE FUNCTION "
+        "gate_fn()");
+  } else {
+    db().query("CREATE TABLE gate_parent (id INTEGER PRIMARY KEY)");
+    db().query(
+        "CREATE TABLE gate (p INTEGER REFERENCES gate_parent (id) DEFERRABLE INITIALLY DEFERRED)");
+    db().query(
+        "CREATE TRIGGER gate_upload AFTER INSERT ON uploads BEGIN INSERT INTO gate (p) VALUES "
+        "(42); END");
+  }
+  EXPECT_ANY_THROW(create(owner_, kPdf));
+  EXPECT_EQ(count("uploads"), 0);
+  auto kept = media_files();
+  ASSERT_EQ(kept.size(), 1u) << "the commit may have gone through: the file is not removed";
+  EXPECT_TRUE(kept[0].starts_with("documents/" + std::to_string(owner_) + "/")) << kept[0];
+}
+
+TEST_P(DocumentsTest, AFailureBeforeCommitLeavesNoFile) {
+  if (postgres()) {
+    db().query(
+        "CREATE FUNCTION gate_fn() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN RAISE EXCEPTION 'no'; END $$");
+    db().query(
+        "CREATE TRIGGER gate_upload BEFORE INSERT ON uploads FOR EACH ROW EXECUTE FUNCTION "
+        "gate_fn()");
+  } else {
+    db().query(
+        "CREATE TRIGGER gate_upload BEFORE INSERT ON uploads BEGIN SELECT RAISE(ABORT, 'no'); END");
+  }
+  EXPECT_ANY_THROW(create(owner_, kPdf));
+  EXPECT_EQ(count("uploads"), 0);
+  EXPECT_EQ(media_files(), std::vector<std::string>{});
+}
+
 TEST_P(DocumentsTest, RefusedCreatesLeaveNoRowAndNoFile) {
   auto html = create(owner_, "<!DOCTYPE html><html><body>x</body></html>", {.filename = "cv.pdf"});
   ASSERT_TRUE(std::holds_alternative<domain::FieldErrors>(html));

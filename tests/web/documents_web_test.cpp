@@ -4,6 +4,7 @@
 // with nosniff and the sniffed type; somebody else's document is the 404
 // page for the page and the file; "Record as sent" lands on the timeline.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "media/documents.h"
 #include "tests/web/signed_in_client.h"
 #include "tests/web/site_fixture.h"
+#include "tests/web/web_server.h"
 
 namespace peto {
 namespace {
@@ -25,6 +27,25 @@ using testing::SignedInClient;
 
 const std::string kPdf = "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n";
 constexpr const char* kBoundary = "----petoTestBoundary7MA4YWxkTrZu0gW";
+
+// The header of a multipart POST of `length` bytes, sent before its body.
+std::string upload_header(const std::string& path, std::size_t length,
+                          const std::string& cookie = {}, bool expect_continue = false) {
+  std::string out =
+      "POST " + path +
+      " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=" + kBoundary +
+      "\r\nContent-Length: " + std::to_string(length) + "\r\n";
+  if (!cookie.empty()) out += "Cookie: peto_session=" + cookie + "\r\n";
+  if (expect_continue) out += "Expect: 100-continue\r\n";
+  return out + "\r\n";
+}
+
+// The permission bits of `p`.
+unsigned mode_of(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return 0;
+  return st.st_mode & 0777;
+}
 
 // A multipart/form-data body: text fields, then the file part "file".
 std::string multipart(const FormFields& fields, const std::string& filename,
@@ -146,6 +167,68 @@ TEST_F(DocumentsWebTest, TooLargeIs413AndNothingIsWritten) {
   EXPECT_NE(over.body.find("larger than"), std::string::npos);
   EXPECT_EQ(count("uploads"), 0);
   EXPECT_EQ(files_written(), std::vector<std::string>{});
+}
+
+TEST_F(DocumentsWebTest, AnAnonymousUploadIsRefusedBeforeItsBodyIsRead) {
+  // Only the header and a little of the body are sent: the answer must not
+  // wait for the rest, and nothing is spooled.
+  for (const std::string cookie : {"", "not-a-live-session"}) {
+    testing::TestConnection conn(port());
+    conn.send_raw(upload_header("/documents/new", 900 * 1024, cookie) + "--" + kBoundary + "\r\n");
+    auto r = conn.read_response();
+    EXPECT_EQ(r.status, 303) << r.body;
+    EXPECT_EQ(r.header("Location").rfind("/signin", 0), 0u) << r.header("Location");
+    EXPECT_EQ(r.header("Connection"), "close");
+  }
+  EXPECT_FALSE(fs::exists(fs::path(config_.data_dir) / "tmp")) << "nothing was spooled";
+  EXPECT_EQ(count("uploads"), 0);
+}
+
+TEST_F(DocumentsWebTest, SpooledUploadsArePrivateToTheServer) {
+  auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
+  fs::path tmp = fs::path(config_.data_dir) / "tmp";
+  fs::create_directories(tmp);
+  fs::permissions(tmp, fs::perms::all);  // as an older peto may have left it
+  testing::TestConnection conn(port());
+  std::string body = multipart({{"csrf", ana.csrf()}, {"title", "CV"}}, "cv.pdf", kPdf);
+  conn.send_raw(upload_header("/documents/new", body.size(), ana.cookie(), true));
+  ASSERT_EQ(conn.read_response().status, 100);
+  // The body file is open now, its body not sent yet.
+  EXPECT_EQ(mode_of(tmp), 0700u);
+  std::vector<fs::path> spooled;
+  for (const auto& e : fs::directory_iterator(tmp)) spooled.push_back(e.path());
+  ASSERT_EQ(spooled.size(), 1u);
+  EXPECT_EQ(mode_of(spooled[0]), 0600u);
+  conn.send_raw(body);
+  EXPECT_EQ(conn.read_response().status, 303);
+  EXPECT_FALSE(fs::exists(spooled[0]));
+}
+
+TEST_F(DocumentsWebTest, UploadsInFlightAreCappedServerWide) {
+  // A server of its own: one streamed route taking 1000 bytes, so four
+  // uploads fill the budget.
+  web::Router router;
+  router.add_streamed(
+      "POST", "/up", [](web::Request&) { return web::Response::text(200, "ok\n"); },
+      web::Spool{(dir_.path() / "capped").string(), 1000, "too large"});
+  testing::WebServer server(router);
+  std::vector<std::unique_ptr<testing::TestConnection>> open;
+  for (int i = 0; i < 4; ++i) {
+    open.push_back(std::make_unique<testing::TestConnection>(server.port()));
+    open.back()->send_raw(upload_header("/up", 1000, {}, true));
+    ASSERT_EQ(open.back()->read_response().status, 100) << i;
+  }
+  testing::TestConnection fifth(server.port());
+  fifth.send_raw(upload_header("/up", 10, {}, true));
+  auto busy = fifth.read_response();
+  EXPECT_EQ(busy.status, 503);
+  EXPECT_EQ(busy.header("Retry-After"), "60");
+  // One finishes: its share is free again.
+  open[0]->send_raw(std::string(1000, 'x'));
+  EXPECT_EQ(open[0]->read_response().status, 200);
+  testing::TestConnection sixth(server.port());
+  sixth.send_raw(upload_header("/up", 10, {}, true));
+  EXPECT_EQ(sixth.read_response().status, 100);
 }
 
 TEST_F(DocumentsWebTest, RefusedTypesAndMissingCsrfWriteNothing) {
