@@ -761,6 +761,9 @@ Result<std::string> write_backup(const Config& config, store::Db& db, const std:
   fs::path part = dir / (".peto-backup-" + random_token(6) + ".tar.gz.part");
   try {
     fs::create_directories(scratch.path);
+    // The scratch copy and the archive hold the whole database: the account
+    // running peto alone may read them.
+    fs::permissions(scratch.path, fs::perms::owner_all, ec);
     Millis now = clock.now_ms();
     nlohmann::json manifest = {
         {"format", "peto-backup"},
@@ -790,6 +793,7 @@ Result<std::string> write_backup(const Config& config, store::Db& db, const std:
     if (progress) progress("writing the archive");
     {
       ArchiveWriter w(part);
+      fs::permissions(part, fs::perms::owner_read | fs::perms::owner_write, ec);
       w.add_bytes("manifest.json", manifest.dump(2), now);
       for (const auto& f : entries) w.add_file(f.name, f.source, f.sum.size, now);
       w.close();

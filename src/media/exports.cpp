@@ -294,6 +294,8 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
   ZipProgress zp{&p, &progress};
   zip_register_progress_callback_with_state(za, 0.01, on_zip_progress, nullptr, &zp);
   if (zip_close(za) != 0) return fail("could not write " + out_path);
+  // A person's whole record: readable by the account running peto alone.
+  fs::permissions(part, fs::perms::owner_read | fs::perms::owner_write, ec);
   fs::rename(part, out_path, ec);
   if (ec) {
     fs::remove(part, ec);

@@ -171,7 +171,11 @@ class BackupTest : public testing::MigratedTest {
   std::string backup() {
     auto written = media::write_backup(config_, db(), "", clock_);
     EXPECT_TRUE(written) << written.status().message();
-    return written ? *written : std::string();
+    if (!written) return std::string();
+    // The archive holds the whole database: for the account running peto alone.
+    EXPECT_EQ(fs::status(*written).permissions() & (fs::perms::group_all | fs::perms::others_all),
+              fs::perms::none);
+    return *written;
   }
 
   media::RestoreOptions options(bool force = false) {

@@ -174,6 +174,9 @@ class ExportImportTest : public testing::TwoOwnersTest {
     fs::path out = dir() / name;
     auto made = media::write_export(db(), clock_, media_, owner, out.string());
     EXPECT_TRUE(made) << made.status().message();
+    EXPECT_EQ(fs::status(out).permissions() & (fs::perms::group_all | fs::perms::others_all),
+              fs::perms::none)
+        << "an export is the person's whole record";
     return out;
   }
 
