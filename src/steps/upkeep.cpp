@@ -1,6 +1,7 @@
 #include "steps/upkeep.h"
 
 #include <filesystem>
+#include <functional>
 
 #include "capture/kept_pages.h"
 #include "core/log.h"
@@ -11,12 +12,18 @@
 
 namespace peto::steps {
 
-std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
-                                     std::chrono::milliseconds age) {
+namespace {
+
+// Removes the regular files directly in `dir` last written `age` or more
+// before `now`, except those `keep` names; returns how many. A missing folder
+// is nothing to do.
+std::int64_t remove_old_files(const std::string& dir, Millis now, std::chrono::milliseconds age,
+                              const std::function<bool(const std::string& name)>& keep,
+                              const char* what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::directory_iterator it(dir, ec), end;
-  if (ec) return 0;  // no folder yet: nothing was ever spooled
+  if (ec) return 0;
   std::int64_t removed = 0;
   for (; it != end; it.increment(ec)) {
     if (ec) break;
@@ -24,39 +31,30 @@ std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
     if (!it->is_regular_file(fe) || fe) continue;
     auto written = mtime_ms(it->path());
     if (!written || now - *written < age.count()) continue;
+    if (keep && keep(it->path().filename().string())) continue;
     if (fs::remove(it->path(), fe)) {
       ++removed;
     } else if (fe) {
-      log::warn("upkeep", "could not remove a stale temporary file",
+      log::warn("upkeep", std::string("could not remove ") + what,
                 {{"path", it->path().string()}, {"error", fe.message()}});
     }
   }
   return removed;
 }
 
+}  // namespace
+
+std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
+                                     std::chrono::milliseconds age) {
+  return remove_old_files(dir, now, age, nullptr, "a stale temporary file");
+}
+
 std::int64_t remove_unrecorded_archives(store::Db& db, const std::string& exports_dir, Millis now,
                                         std::chrono::milliseconds age) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::directory_iterator it(exports_dir, ec), end;
-  if (ec) return 0;  // no export yet
-  std::int64_t removed = 0;
-  for (; it != end; it.increment(ec)) {
-    if (ec) break;
-    std::error_code fe;
-    if (!it->is_regular_file(fe) || fe) continue;
-    auto written = mtime_ms(it->path());
-    if (!written || now - *written < age.count()) continue;
-    const std::string name = it->path().filename().string();
-    if (!db.query("SELECT 1 FROM export_archives WHERE file = ?", {name}).empty()) continue;
-    if (fs::remove(it->path(), fe)) {
-      ++removed;
-    } else if (fe) {
-      log::warn("upkeep", "could not remove an unrecorded export archive",
-                {{"path", it->path().string()}, {"error", fe.message()}});
-    }
-  }
-  return removed;
+  auto recorded = [&db](const std::string& name) {
+    return !db.query("SELECT 1 FROM export_archives WHERE file = ?", {name}).empty();
+  };
+  return remove_old_files(exports_dir, now, age, recorded, "an unrecorded export archive");
 }
 
 engine::Counts Upkeep::run(engine::PassContext& ctx) {
