@@ -736,20 +736,10 @@ PETO_BOTH_BACKENDS(BackupTest);
 // The commands, through the real binary, on SQLite.
 class BackupCommandTest : public BackupTest {
  protected:
-  struct Ran {
-    int code = -1;
-    std::string out, err;
-  };
+  using Ran = testing::Ran;
   Ran peto(const std::string& data_dir, const std::string& db_url, const std::string& args,
            const std::string& env = "") {
-    auto err_file = dir() / "stderr.txt";
-    std::string cmd = "(env " + env + "PETO_LOG_LEVEL=warning PETO_DATABASE_URL='" + db_url +
-                      "' PETO_DATA_DIR='" + data_dir + "' " + testing::peto_binary() + " " + args +
-                      " 2>'" + err_file.string() + "')";
-    Ran r;
-    r.code = testing::run_command(cmd, &r.out);
-    r.err = read_bytes(err_file);
-    return r;
+    return testing::run_peto(db_url, data_dir, args, dir(), env);
   }
 };
 

@@ -14,26 +14,12 @@
 namespace peto {
 namespace {
 
-struct Ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using testing::Ran;
 
 class TransferCommandTest : public testing::MigratedTest {
  protected:
   Ran peto(const std::string& args) {
-    auto err_file = dir() / "stderr.txt";
-    std::string cmd = "(env PETO_LOG_LEVEL=warning PETO_DATABASE_URL='" + url() +
-                      "' PETO_DATA_DIR='" + dir().string() + "' " + testing::peto_binary() + " " +
-                      args + " 2>'" + err_file.string() + "')";
-    Ran r;
-    r.code = testing::run_command(cmd, &r.out);
-    std::ifstream in(err_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    r.err = text.str();
-    return r;
+    return testing::run_peto(url(), dir().string(), args, dir());
   }
   std::int64_t rows(const std::string& table) {
     return db().query("SELECT COUNT(*) FROM " + table)[0].int_at(0);

@@ -16,11 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using testing::Ran;
 
 class MediaCommandTest : public testing::MigratedTest {
  protected:
@@ -32,18 +28,7 @@ class MediaCommandTest : public testing::MigratedTest {
   }
 
   Ran peto(const std::string& args) {
-    auto err_file = dir() / "stderr.txt";
-    std::string cmd = "(env PETO_LOG_LEVEL=warning PETO_DATABASE_URL='" + url() +
-                      "' PETO_DATA_DIR='" + dir().string() + "' " + testing::peto_binary() + " " +
-                      args + " 2>'" + err_file.string() + "')";
-    Ran r;
-    std::string both;
-    r.code = testing::run_command(cmd, &r.out);
-    std::ifstream in(err_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    r.err = text.str();
-    return r;
+    return testing::run_peto(url(), dir().string(), args, dir());
   }
 
   media::Document document(const std::string& text) {

@@ -15,11 +15,7 @@
 namespace peto {
 namespace {
 
-struct Ran {
-  int code = -1;
-  std::string out;  // standard output
-  std::string err;  // standard error
-};
+using testing::Ran;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -32,17 +28,7 @@ class TokenCommandTest : public testing::MigratedTest {
  protected:
   // Runs `peto <args>` on this test's database, stdout and stderr apart.
   Ran peto(const std::string& args) {
-    auto err_file = dir() / "stderr.txt";
-    std::string cmd = "(env PETO_LOG_LEVEL=warning PETO_DATABASE_URL='" + url() +
-                      "' PETO_DATA_DIR='" + dir().string() + "' " + testing::peto_binary() + " " +
-                      args + " 2>'" + err_file.string() + "')";
-    Ran r;
-    r.code = testing::run_command(cmd, &r.out);
-    std::ifstream in(err_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    r.err = text.str();
-    return r;
+    return testing::run_peto(url(), dir().string(), args, dir());
   }
 
   domain::ApiTokens tokens() { return domain::ApiTokens(db(), clock_); }

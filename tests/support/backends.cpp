@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 namespace peto::testing {
 
@@ -115,6 +116,21 @@ int run_command(const std::string& cmd, std::string* out) {
   int status = pclose(pipe);
   if (out) *out = text;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Ran run_peto(const std::string& db_url, const std::string& data_dir, const std::string& args,
+             const std::filesystem::path& scratch, const std::string& env) {
+  const auto err_file = scratch / "stderr.txt";
+  std::string cmd = "(env " + env + "PETO_LOG_LEVEL=warning PETO_DATABASE_URL='" + db_url +
+                    "' PETO_DATA_DIR='" + data_dir + "' " + peto_binary() + " " + args + " 2>'" +
+                    err_file.string() + "')";
+  Ran r;
+  r.code = run_command(cmd, &r.out);
+  std::ifstream in(err_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  r.err = text.str();
+  return r;
 }
 
 }  // namespace peto::testing

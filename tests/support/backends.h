@@ -67,6 +67,18 @@ int run_in_processes(int n, const std::function<int(int)>& child,
 // Runs a shell command, returns its exit code and fills `out` with stdout+stderr.
 int run_command(const std::string& cmd, std::string* out = nullptr);
 
+// What `peto <args>` did: its exit code, stdout and stderr apart.
+struct Ran {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the real binary with `args` (shell words) on the database `db_url` and
+// the data folder `data_dir`, logging at warning; `env` is prepended to the
+// environment ("NAME=value " …). stderr goes through a file in `scratch`.
+Ran run_peto(const std::string& db_url, const std::string& data_dir, const std::string& args,
+             const std::filesystem::path& scratch, const std::string& env = "");
+
 }  // namespace peto::testing
 
 #define PETO_BOTH_BACKENDS(Fixture)                                                    \
