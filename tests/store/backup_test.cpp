@@ -159,7 +159,7 @@ class BackupTest : public testing::MigratedTest {
     std::int64_t owner = account("ana@example.com");
     app::load_demo(db(), clock_, owner);
     std::string binary;
-    for (int i = 0; i < 300000; ++i) binary += static_cast<char>((i * 7919) % 256);
+    for (int i = 0; i < 300000; ++i) binary += static_cast<char>((i * 7919LL) % 256);
     write_bytes(fs::path(config_.data_dir) / "media" / "ab" / "cv.pdf", binary);
     write_bytes(fs::path(config_.data_dir) / "media" / "x" / "y" / "letter.txt", "Dear team,\n");
     write_bytes(fs::path(config_.data_dir) / "media" / "empty.bin", "");
