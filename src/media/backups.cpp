@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <stdexcept>
@@ -158,19 +159,17 @@ std::string engine_of(const Config& config) {
 
 class ArchiveWriter {
  public:
+  // The handle is owned from the start, so a failure while opening frees it.
   explicit ArchiveWriter(const fs::path& path) : a_(archive_write_new()) {
-    if (!a_ || archive_write_add_filter_gzip(a_) != ARCHIVE_OK ||
-        archive_write_set_format_pax_restricted(a_) != ARCHIVE_OK ||
-        archive_write_open_filename(a_, path.c_str()) != ARCHIVE_OK)
+    if (!a_ || archive_write_add_filter_gzip(a_.get()) != ARCHIVE_OK ||
+        archive_write_set_format_pax_restricted(a_.get()) != ARCHIVE_OK ||
+        archive_write_open_filename(a_.get(), path.c_str()) != ARCHIVE_OK)
       fail("cannot create " + path.string());
-  }
-  ~ArchiveWriter() {
-    if (a_) archive_write_free(a_);
   }
 
   void add_bytes(const std::string& name, std::string_view data, Millis mtime) {
     header(name, data.size(), mtime);
-    if (!data.empty() && archive_write_data(a_, data.data(), data.size()) < 0)
+    if (!data.empty() && archive_write_data(a_.get(), data.data(), data.size()) < 0)
       fail("cannot write " + name);
   }
 
@@ -185,16 +184,15 @@ class ArchiveWriter {
               static_cast<std::streamsize>(std::min<std::uint64_t>(kChunk, size - done)));
       auto n = static_cast<std::size_t>(in.gcount());
       if (n == 0) break;
-      if (archive_write_data(a_, buf.data(), n) < 0) fail("cannot write " + name);
+      if (archive_write_data(a_.get(), buf.data(), n) < 0) fail("cannot write " + name);
       done += n;
     }
     if (done != size) fail(src.string() + " changed while it was being archived");
   }
 
   void close() {
-    if (archive_write_close(a_) != ARCHIVE_OK) fail("cannot finish the archive");
-    archive_write_free(a_);
-    a_ = nullptr;
+    if (archive_write_close(a_.get()) != ARCHIVE_OK) fail("cannot finish the archive");
+    a_.reset();
   }
 
  private:
@@ -205,15 +203,19 @@ class ArchiveWriter {
     archive_entry_set_filetype(e, AE_IFREG);
     archive_entry_set_perm(e, 0600);
     archive_entry_set_mtime(e, static_cast<time_t>(mtime / 1000), 0);
-    int rc = archive_write_header(a_, e);
+    int rc = archive_write_header(a_.get(), e);
     archive_entry_free(e);
     if (rc != ARCHIVE_OK) fail("cannot write " + name);
   }
   [[noreturn]] void fail(const std::string& what) {
-    std::string why = a_ && archive_error_string(a_) ? archive_error_string(a_) : "";
+    const char* error = a_ ? archive_error_string(a_.get()) : nullptr;
+    std::string why = error ? error : "";
     throw std::runtime_error(what + (why.empty() ? "" : ": " + why));
   }
-  archive* a_;
+  struct Free {
+    void operator()(archive* a) const { archive_write_free(a); }
+  };
+  std::unique_ptr<archive, Free> a_;
 };
 
 // The tables of the current schema in an order that satisfies their foreign
@@ -419,18 +421,19 @@ std::string stamp_of(Millis ms) {
 
 class ArchiveReader {
  public:
+  // The handle is owned from the start, so a refusal while opening frees it.
   explicit ArchiveReader(const std::string& path) : a_(archive_read_new()) {
     if (!a_) throw std::runtime_error("out of memory");
-    archive_read_support_filter_gzip(a_);
-    archive_read_support_format_tar(a_);
-    if (archive_read_open_filename(a_, path.c_str(), kChunk) != ARCHIVE_OK) bad_archive(error());
+    archive_read_support_filter_gzip(a_.get());
+    archive_read_support_format_tar(a_.get());
+    if (archive_read_open_filename(a_.get(), path.c_str(), kChunk) != ARCHIVE_OK)
+      bad_archive(error());
   }
-  ~ArchiveReader() { archive_read_free(a_); }
 
   // The next entry, or null at the end.
   archive_entry* next() {
     archive_entry* e = nullptr;
-    int rc = archive_read_next_header(a_, &e);
+    int rc = archive_read_next_header(a_.get(), &e);
     if (rc == ARCHIVE_EOF) return nullptr;
     if (rc != ARCHIVE_OK) bad_archive(error());
     return e;
@@ -440,7 +443,7 @@ class ArchiveReader {
   void read(const std::function<void(std::string_view)>& sink) {
     std::string buf(kChunk, '\0');
     for (;;) {
-      la_ssize_t n = archive_read_data(a_, buf.data(), buf.size());
+      la_ssize_t n = archive_read_data(a_.get(), buf.data(), buf.size());
       if (n < 0) bad_archive(error());
       if (n == 0) return;
       sink(std::string_view(buf.data(), static_cast<std::size_t>(n)));
@@ -449,10 +452,13 @@ class ArchiveReader {
 
  private:
   std::string error() {
-    const char* e = archive_error_string(a_);
+    const char* e = archive_error_string(a_.get());
     return e ? e : "unreadable";
   }
-  archive* a_;
+  struct Free {
+    void operator()(archive* a) const { archive_read_free(a); }
+  };
+  std::unique_ptr<archive, Free> a_;
 };
 
 int latest_version(const std::vector<store::Migration>& migrations) {

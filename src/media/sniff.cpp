@@ -96,7 +96,7 @@ std::string zip_document_type(const std::string& path) {
         type.pop_back();
     }
   }
-  zip_close(za);
+  zip_discard(za);  // opened to read: nothing to write back
   return type;
 }
 

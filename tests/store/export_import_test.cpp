@@ -474,7 +474,8 @@ TEST_P(HostileArchiveTest, AFileDeletedDuringTheExportIsStillPacked) {
   EXPECT_TRUE(deleted);
   EXPECT_EQ(made->files, 2);
   auto entries = zip_entries(out);
-  for (const auto& d : json::parse(entries.at("peto.json"))["documents"]) {
+  const json listed = json::parse(entries.at("peto.json"));
+  for (const auto& d : listed["documents"]) {
     ASSERT_TRUE(d["file"].is_string());
     EXPECT_EQ(entries.count(d["file"].get<std::string>()), 1u);
   }
