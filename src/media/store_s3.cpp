@@ -101,7 +101,8 @@ class S3Store final : public Store {
 
   ConfigErrors validate(const json& config, const Config&) const override {
     ConfigErrors errors;
-    auto url = boost::urls::parse_uri(config.value("endpoint", ""));
+    const std::string text = config.value("endpoint", "");  // the view below points into it
+    auto url = boost::urls::parse_uri(text);
     if (!url || url->has_userinfo() || url->has_query() || url->has_fragment() ||
         url->host().empty())
       errors["endpoint"] = "store_error_url";

@@ -89,7 +89,8 @@ class WebDavStore final : public Store {
 
   ConfigErrors validate(const json& config, const Config&) const override {
     ConfigErrors errors;
-    auto url = boost::urls::parse_uri(config.value("url", ""));
+    const std::string text = config.value("url", "");  // the view below points into it
+    auto url = boost::urls::parse_uri(text);
     if (!url || url->has_userinfo() || url->has_query() || url->has_fragment() ||
         url->host().empty())
       errors["url"] = "store_error_url";
