@@ -1,0 +1,601 @@
+// DavClient (see dav.h): PROPFIND, REPORT sync-collection, GET, PUT and
+// DELETE on one collection, over the guarded notify::HttpClient.
+//
+// Multi-Status answers (RFC 4918 §13) are read with expat in namespace mode,
+// element names arriving as "DAV:|href". A document with a DOCTYPE is refused
+// outright (no entity can then be declared, so none can be expanded), and
+// elements deeper than 64 levels stop the parser.
+#include "sync/dav.h"
+
+#include <expat.h>
+#include <sodium.h>
+
+#include <boost/url.hpp>
+#include <cctype>
+#include <climits>
+#include <cstring>
+#include <map>
+
+namespace peto::sync {
+
+namespace {
+
+constexpr std::string_view kXmlType = "application/xml; charset=utf-8";
+constexpr std::size_t kMaxDepth = 64;
+// Truncated sync answers followed in one changes_since(); what is left comes
+// from the token of the last one, next time.
+constexpr int kMaxSyncPages = 100;
+
+std::string base64(std::string_view bytes) {
+  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
+  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                    bytes.size(), sodium_base64_VARIANT_ORIGINAL);
+  out.resize(out.size() - 1);  // the terminating NUL
+  return out;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Percent-encodes the bytes a URI reference may not hold as they are (a
+// space, a control or non-ASCII byte, `"<>\^`{|}`), keeping everything else
+// (existing escapes included) as written.
+std::string encode_loose(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c <= 0x20 || c >= 0x7f || std::strchr("\"<>\\^`{|}", c) != nullptr) {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// "/cal/work/" and "/cal/work" are the same collection.
+std::string without_slash(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+// The status code of an HTTP status line ("HTTP/1.1 404 Not Found" → 404); 0
+// when there is none.
+int status_of(std::string_view line) {
+  auto space = line.find(' ');
+  if (space == std::string_view::npos) return 0;
+  int code = 0;
+  std::size_t i = space + 1;
+  std::size_t digits = 0;
+  for (; i < line.size() && digits < 3 && std::isdigit(static_cast<unsigned char>(line[i]));
+       ++i, ++digits)
+    code = code * 10 + (line[i] - '0');
+  return digits == 3 ? code : 0;
+}
+
+// ---------------------------------------------------------------------------
+// Multi-Status
+
+struct DavResponse {
+  std::string href;    // as written
+  int status = 0;      // the response's own DAV:status (404 for a removed member), 0 when none
+  bool found = false;  // some propstat said 200
+  std::string etag;
+  bool collection = false;
+  std::string sync_token;
+};
+
+struct MultiStatus {
+  std::vector<DavResponse> responses;
+  std::string sync_token;  // the top-level one (REPORT)
+};
+
+struct Propstat {
+  int status = 0;
+  std::string etag;
+  bool collection = false;
+  std::string sync_token;
+};
+
+class MultiStatusReader {
+ public:
+  // nullopt when `xml` is not a well-formed DAV:multistatus document, or one
+  // peto refuses to read (a DOCTYPE, too deep).
+  static std::optional<MultiStatus> read(const std::string& xml) {
+    MultiStatusReader reader;
+    return reader.parse(xml);
+  }
+
+  // The local name of the first element inside a DAV:error document
+  // ("valid-sync-token", "valid-calendar-data"), "" for anything else.
+  static std::string error_precondition(const std::string& xml) {
+    MultiStatusReader reader;
+    reader.error_mode_ = true;
+    if (!reader.parse(xml)) return "";
+    return reader.precondition_;
+  }
+
+ private:
+  XML_Parser parser_ = nullptr;
+  std::vector<std::string> stack_;
+  std::string text_;
+  bool refused_ = false;
+  bool error_mode_ = false;
+  bool root_ok_ = false;
+  std::string precondition_;
+  MultiStatus out_;
+  std::optional<DavResponse> response_;
+  std::optional<Propstat> propstat_;
+
+  std::optional<MultiStatus> parse(const std::string& xml) {
+    if (xml.size() > static_cast<std::size_t>(INT_MAX)) return std::nullopt;
+    parser_ = XML_ParserCreateNS(nullptr, '|');
+    if (parser_ == nullptr) return std::nullopt;
+    XML_SetUserData(parser_, this);
+    XML_SetElementHandler(parser_, &MultiStatusReader::on_start, &MultiStatusReader::on_end);
+    XML_SetCharacterDataHandler(parser_, &MultiStatusReader::on_text);
+    XML_SetStartDoctypeDeclHandler(parser_, &MultiStatusReader::on_doctype);
+    XML_SetEntityDeclHandler(parser_, &MultiStatusReader::on_entity);
+    bool ok =
+        XML_Parse(parser_, xml.data(), static_cast<int>(xml.size()), XML_TRUE) == XML_STATUS_OK;
+    XML_ParserFree(parser_);
+    parser_ = nullptr;
+    if (!ok || refused_ || !root_ok_) return std::nullopt;
+    return std::move(out_);
+  }
+
+  void refuse() {
+    refused_ = true;
+    XML_StopParser(parser_, XML_FALSE);
+  }
+
+  const std::string& parent() const {
+    static const std::string none;
+    return stack_.size() >= 2 ? stack_[stack_.size() - 2] : none;
+  }
+
+  static void on_doctype(void* self, const XML_Char*, const XML_Char*, const XML_Char*, int) {
+    static_cast<MultiStatusReader*>(self)->refuse();
+  }
+  static void on_entity(void* self, const XML_Char*, int, const XML_Char*, int, const XML_Char*,
+                        const XML_Char*, const XML_Char*, const XML_Char*) {
+    static_cast<MultiStatusReader*>(self)->refuse();
+  }
+  static void on_text(void* self, const XML_Char* s, int len) {
+    auto* r = static_cast<MultiStatusReader*>(self);
+    if (len > 0) r->text_.append(s, static_cast<std::size_t>(len));
+  }
+  static void on_start(void* self, const XML_Char* name, const XML_Char**) {
+    static_cast<MultiStatusReader*>(self)->start(name);
+  }
+  static void on_end(void* self, const XML_Char* name) {
+    static_cast<MultiStatusReader*>(self)->end(name);
+  }
+
+  void start(const std::string& name) {
+    if (refused_) return;
+    if (stack_.size() >= kMaxDepth) return refuse();
+    stack_.push_back(name);
+    text_.clear();
+    if (stack_.size() == 1) {
+      root_ok_ = error_mode_ ? name == "DAV:|error" : name == "DAV:|multistatus";
+      if (!root_ok_) return refuse();
+      return;
+    }
+    if (error_mode_) {
+      if (stack_.size() == 2 && precondition_.empty())
+        precondition_ = name.substr(name.rfind('|') + 1);  // any namespace: CalDAV's too
+      return;
+    }
+    if (name == "DAV:|response" && parent() == "DAV:|multistatus") {
+      response_.emplace();
+    } else if (name == "DAV:|propstat" && response_ && parent() == "DAV:|response") {
+      propstat_.emplace();
+    } else if (name == "DAV:|collection" && propstat_ && parent() == "DAV:|resourcetype") {
+      propstat_->collection = true;
+    }
+  }
+
+  void end(const std::string& name) {
+    if (refused_ || stack_.empty()) return;
+    const std::string& up = parent();
+    if (!error_mode_) {
+      if (name == "DAV:|href" && response_ && up == "DAV:|response") {
+        if (response_->href.empty()) response_->href = trim(text_);
+      } else if (name == "DAV:|status" && propstat_ && up == "DAV:|propstat") {
+        propstat_->status = status_of(trim(text_));
+      } else if (name == "DAV:|status" && response_ && up == "DAV:|response") {
+        response_->status = status_of(trim(text_));
+      } else if (name == "DAV:|getetag" && propstat_ && up == "DAV:|prop") {
+        propstat_->etag = trim(text_);
+      } else if (name == "DAV:|sync-token" && propstat_ && up == "DAV:|prop") {
+        propstat_->sync_token = trim(text_);
+      } else if (name == "DAV:|sync-token" && up == "DAV:|multistatus") {
+        out_.sync_token = trim(text_);
+      } else if (name == "DAV:|propstat" && propstat_ && response_) {
+        if (propstat_->status == 200) {
+          response_->found = true;
+          if (!propstat_->etag.empty()) response_->etag = propstat_->etag;
+          if (propstat_->collection) response_->collection = true;
+          if (!propstat_->sync_token.empty()) response_->sync_token = propstat_->sync_token;
+        }
+        propstat_.reset();
+      } else if (name == "DAV:|response" && response_) {
+        if (!response_->href.empty()) out_.responses.push_back(std::move(*response_));
+        response_.reset();
+      }
+    }
+    stack_.pop_back();
+    text_.clear();
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Answers
+
+DavFailure failure(DavFailure::Kind kind, int status, std::string message) {
+  return DavFailure{kind, status, std::move(message)};
+}
+
+// An exchange that brought no answer.
+DavFailure from_error(const notify::HttpError& e) {
+  using K = notify::HttpError::Kind;
+  // Neither a refused address nor an unreadable URL gets better by trying again.
+  bool over = e.kind == K::refused_destination || e.kind == K::bad_url;
+  return failure(over ? DavFailure::Kind::unusable : DavFailure::Kind::failed, 0, e.message);
+}
+
+// A status that is no success, for a request on the collection itself
+// (PROPFIND, REPORT): the credentials, a missing collection or a server that
+// is not WebDAV end the connection; the rest may pass.
+DavFailure collection_failure(int status, const std::string& host) {
+  std::string code = std::to_string(status);
+  if (status == 401)
+    return failure(DavFailure::Kind::unusable, status,
+                   host + " refused the user name and password (401).");
+  if (status == 403)
+    return failure(DavFailure::Kind::unusable, status,
+                   host + " refused access to the collection (403).");
+  if (status == 404 || status == 410)
+    return failure(DavFailure::Kind::unusable, status,
+                   host + " has no collection at this address (" + code + ").");
+  if (status == 405 || status == 501)
+    return failure(DavFailure::Kind::unusable, status,
+                   host + " does not answer as a CalDAV or CardDAV server (" + code + ").");
+  return failure(DavFailure::Kind::failed, status, host + " answered " + code + ".");
+}
+
+// A status that is no success, for a request on one member.
+DavFailure member_failure(int status, const std::string& host, const std::string& body) {
+  std::string code = std::to_string(status);
+  if (status == 401)
+    return failure(DavFailure::Kind::unusable, status,
+                   host + " refused the user name and password (401).");
+  if (status == 403) {
+    // CalDAV and CardDAV refuse one item with 403 and a DAV:error body
+    // naming the precondition (valid-calendar-data, no-uid-conflict, …):
+    // the item's problem, not the connection's.
+    std::string why = MultiStatusReader::error_precondition(body);
+    if (!why.empty())
+      return failure(DavFailure::Kind::failed, status, host + " refused the item (" + why + ").");
+    return failure(DavFailure::Kind::unusable, status,
+                   host + " refused the user name and password (403).");
+  }
+  if (status == 404 || status == 410)
+    return failure(DavFailure::Kind::not_found, status,
+                   host + " no longer has this item (" + code + ").");
+  if (status == 412)
+    return failure(DavFailure::Kind::precondition, status,
+                   host + " has a newer version of this item (412).");
+  return failure(DavFailure::Kind::failed, status, host + " answered " + code + ".");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+DavClient::DavClient(const notify::HttpClient& http, DavSettings settings)
+    : http_(http), settings_(std::move(settings)) {
+  if (settings_.url.empty() || settings_.url.back() != '/') settings_.url += '/';
+  auto url = boost::urls::parse_uri(settings_.url);
+  if (url && (url->scheme() == "http" || url->scheme() == "https") && url->has_authority()) {
+    origin_ = std::string(url->scheme()) + "://" + std::string(url->encoded_host_and_port());
+    path_ = std::string(url->encoded_path());
+  }
+  // An unreadable URL leaves origin_ empty: every request then fails as a
+  // bad URL, which is unusable.
+  if (path_.empty() || path_.front() != '/') path_ = "/" + path_;
+  if (path_.back() != '/') path_ += '/';
+}
+
+namespace {
+
+struct Exchange {
+  const notify::HttpClient& http;
+  const DavSettings& settings;
+  const std::string& origin;
+
+  // "dav.example" of "https://dav.example:8443", for messages.
+  std::string host() const {
+    auto start = origin.find("://");
+    if (start == std::string::npos) return "The server";
+    std::string h = origin.substr(start + 3);
+    if (h.starts_with("[")) return h.substr(0, h.find(']') + 1);
+    return h.substr(0, h.find(':'));
+  }
+
+  std::variant<notify::HttpResponse, DavFailure> send(std::string method, const std::string& href,
+                                                      notify::HttpHeaders headers,
+                                                      std::string body = {}) const {
+    notify::HttpRequest req;
+    req.method = std::move(method);
+    req.url = origin + href;
+    req.headers = std::move(headers);
+    if (!settings.username.empty())
+      req.headers.emplace_back("Authorization",
+                               "Basic " + base64(settings.username + ":" + settings.password));
+    req.body = std::move(body);
+    req.timeout = settings.timeout;
+    req.max_bytes = settings.max_bytes;
+    req.max_redirects = 0;
+    req.allow_private = settings.allow_private;
+    auto answer = http.send(req);
+    if (auto* e = std::get_if<notify::HttpError>(&answer)) return from_error(*e);
+    return std::get<notify::HttpResponse>(std::move(answer));
+  }
+};
+
+// The absolute path of `href` ("a.ics", "/cal/a.ics", "https://h/cal/a.ics")
+// in the collection at `collection_url`, its escapes kept as written (no
+// normalisation: the server matches what it wrote); "" when it cannot be read.
+std::string resolve_href(const std::string& collection_url, const std::string& href) {
+  const std::string written = encode_loose(href);  // the views below point into it
+  auto ref = boost::urls::parse_uri_reference(written);
+  if (!ref) return "";
+  std::string path(ref->encoded_path());
+  if (ref->has_scheme() || ref->has_authority() || path.starts_with("/"))
+    return path.empty() ? "/" : path;
+  // Relative to the collection: resolved by the rules of RFC 3986 only when
+  // it has dot segments, which resolving removes.
+  bool dots = false;
+  for (auto seg : ref->encoded_segments()) dots = dots || seg == "." || seg == "..";
+  auto base = boost::urls::parse_uri(collection_url);
+  if (!base) return "";
+  if (!dots) return std::string(base->encoded_path()) + path;
+  boost::urls::url dest;
+  if (!boost::urls::resolve(*base, *ref, dest)) return "";
+  std::string resolved(dest.encoded_path());
+  return resolved.empty() ? "/" : resolved;
+}
+
+std::string decoded_path(const std::string& path) {
+  auto ref = boost::urls::parse_relative_ref(path);
+  return ref ? std::string(ref->path()) : path;
+}
+
+// The members of a Multi-Status (neither the collection itself nor a
+// sub-collection) and, with `with_removed`, the hrefs reported gone (404).
+// True when the collection's own response says 507: the server cut the
+// changes short and has more from the token it gave (RFC 6578 §3.6).
+bool collect(const MultiStatus& ms, const std::string& collection_url,
+             const std::string& collection_path, DavListing& out, bool with_removed) {
+  const std::string self = without_slash(decoded_path(collection_path));
+  bool truncated = false;
+  for (const auto& r : ms.responses) {
+    std::string href = resolve_href(collection_url, r.href);
+    if (href.empty()) continue;
+    if (without_slash(decoded_path(href)) == self) {
+      truncated = truncated || r.status == 507;
+      continue;
+    }
+    if (href.back() == '/') continue;  // a sub-collection
+    if (with_removed && r.status == 404) {
+      out.removed.push_back(href);
+    } else if (r.found && !r.collection) {
+      out.members.push_back({href, r.etag});
+    }
+  }
+  return truncated;
+}
+
+}  // namespace
+
+std::variant<DavListing, DavFailure> DavClient::list() const {
+  Exchange x{http_, settings_, origin_};
+  const std::string host = x.host();
+  static const std::string body =
+      "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+      "<d:propfind xmlns:d=\"DAV:\"><d:prop><d:resourcetype/><d:getetag/><d:sync-token/>"
+      "</d:prop></d:propfind>";
+  auto answer =
+      x.send("PROPFIND", path_, {{"Content-Type", std::string(kXmlType)}, {"Depth", "1"}}, body);
+  if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
+  const auto& r = std::get<notify::HttpResponse>(answer);
+  if (r.status != 207) {
+    if (r.status >= 200 && r.status < 300)
+      return failure(DavFailure::Kind::unusable, r.status,
+                     host + " does not answer as a CalDAV or CardDAV server (" +
+                         std::to_string(r.status) + ").");
+    return collection_failure(r.status, host);
+  }
+  auto ms = MultiStatusReader::read(r.body);
+  if (!ms)
+    return failure(DavFailure::Kind::failed, r.status,
+                   host + " sent a collection listing peto cannot read.");
+  DavListing out;
+  const std::string self = without_slash(decoded_path(path_));
+  for (const auto& resp : ms->responses) {
+    std::string href = resolve_href(settings_.url, resp.href);
+    if (href.empty() || without_slash(decoded_path(href)) != self) continue;
+    if (resp.found && !resp.collection)
+      return failure(DavFailure::Kind::unusable, r.status,
+                     host + " has an item, not a collection, at this address.");
+    out.sync_token = resp.sync_token;
+  }
+  collect(*ms, settings_.url, path_, out, false);
+  return out;
+}
+
+std::optional<std::variant<DavListing, DavFailure>> DavClient::changes_since(
+    const std::string& token) const {
+  if (token.empty()) return std::nullopt;
+  Exchange x{http_, settings_, origin_};
+  const std::string host = x.host();
+  // href → its ETag, or nullopt when it was removed; a later page wins.
+  std::map<std::string, std::optional<std::string>> changes;
+  std::string from = token;
+  for (int page = 0; page < kMaxSyncPages; ++page) {
+    const std::string body =
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+        "<d:sync-collection xmlns:d=\"DAV:\"><d:sync-token>" +
+        xml_escape(from) +
+        "</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop>"
+        "</d:sync-collection>";
+    // RFC 6578 §3.2: the report is defined for Depth: 0 only (sync-level
+    // says how deep); a server answers 400 to another depth.
+    auto answer =
+        x.send("REPORT", path_, {{"Content-Type", std::string(kXmlType)}, {"Depth", "0"}}, body);
+    if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
+    const auto& r = std::get<notify::HttpResponse>(answer);
+    switch (r.status) {
+      case 400:
+      case 405:
+      case 412:
+      case 415:
+      case 501:
+        return std::nullopt;
+      case 403:
+      case 409:
+        if (MultiStatusReader::error_precondition(r.body) == "valid-sync-token")
+          return std::nullopt;
+        break;
+      default:
+        break;
+    }
+    if (r.status != 207) {
+      if (r.status >= 200 && r.status < 300) return std::nullopt;  // not a sync answer
+      return collection_failure(r.status, host);
+    }
+    auto ms = MultiStatusReader::read(r.body);
+    if (!ms)
+      return failure(DavFailure::Kind::failed, r.status,
+                     host + " sent a list of changes peto cannot read.");
+    if (ms->sync_token.empty()) return std::nullopt;
+    DavListing got;
+    bool more = collect(*ms, settings_.url, path_, got, true);
+    for (auto& m : got.members) changes[m.href] = std::move(m.etag);
+    for (auto& h : got.removed) changes[h] = std::nullopt;
+    bool moved = ms->sync_token != from;
+    from = ms->sync_token;
+    if (!more || !moved) break;
+  }
+  DavListing out;
+  out.sync_token = from;
+  for (auto& [href, etag] : changes) {
+    if (etag) {
+      out.members.push_back({href, std::move(*etag)});
+    } else {
+      out.removed.push_back(href);
+    }
+  }
+  return out;
+}
+
+std::variant<DavBody, DavFailure> DavClient::get(const std::string& href) const {
+  Exchange x{http_, settings_, origin_};
+  auto answer = x.send("GET", href, {});
+  if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
+  auto& r = std::get<notify::HttpResponse>(answer);
+  if (r.status < 200 || r.status >= 300) return member_failure(r.status, x.host(), r.body);
+  const std::string* etag = r.header("ETag");
+  return DavBody{std::move(r.body), etag ? *etag : std::string()};
+}
+
+std::variant<std::string, DavFailure> DavClient::put(const std::string& href,
+                                                     const std::string& body,
+                                                     const std::string& content_type,
+                                                     const std::string& etag) const {
+  Exchange x{http_, settings_, origin_};
+  notify::HttpHeaders headers{{"Content-Type", content_type}};
+  if (etag.empty()) {
+    headers.emplace_back("If-None-Match", "*");
+  } else {
+    headers.emplace_back("If-Match", etag);
+  }
+  auto answer = x.send("PUT", href, std::move(headers), body);
+  if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
+  const auto& r = std::get<notify::HttpResponse>(answer);
+  if (r.status < 200 || r.status >= 300) return member_failure(r.status, x.host(), r.body);
+  const std::string* got = r.header("ETag");
+  return got ? *got : std::string();
+}
+
+std::optional<DavFailure> DavClient::remove(const std::string& href,
+                                            const std::string& etag) const {
+  Exchange x{http_, settings_, origin_};
+  notify::HttpHeaders headers;
+  if (!etag.empty()) headers.emplace_back("If-Match", etag);
+  auto answer = x.send("DELETE", href, std::move(headers));
+  if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
+  const auto& r = std::get<notify::HttpResponse>(answer);
+  if ((r.status >= 200 && r.status < 300) || r.status == 404 || r.status == 410)
+    return std::nullopt;
+  if (r.status == 412 && !etag.empty()) {
+    // If-Match fails on a member that is not there at all (RFC 9110
+    // §13.1.1), and some servers say so with 412 rather than 404: a member
+    // already gone is a success, one that changed is not.
+    auto now = get(href);
+    if (auto* f = std::get_if<DavFailure>(&now); f && f->kind == DavFailure::Kind::not_found)
+      return std::nullopt;
+  }
+  return member_failure(r.status, x.host(), r.body);
+}
+
+std::string DavClient::href_for(std::string_view uid, std::string_view extension) const {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = path_;
+  for (unsigned char c : uid) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-' || c == '@';
+    if (keep) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  out += extension;
+  return out;
+}
+
+}  // namespace peto::sync
