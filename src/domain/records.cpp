@@ -39,15 +39,6 @@ std::optional<std::int64_t> to_int(std::string_view s) {
   return v;
 }
 
-bool plausible_email(std::string_view s) {
-  auto at = s.find('@');
-  if (at == 0 || at == std::string_view::npos || s.find('@', at + 1) != std::string_view::npos)
-    return false;
-  auto dot = s.find('.', at);
-  if (dot == std::string_view::npos || dot == at + 1 || dot + 1 >= s.size()) return false;
-  return std::none_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
-}
-
 bool plausible_url(std::string_view s) {
   std::string_view rest;
   if (s.starts_with("https://"))
@@ -332,6 +323,15 @@ void after_create(store::Conn& conn, const Kind& kind, std::int64_t now, const R
 }
 
 }  // namespace
+
+bool plausible_email(std::string_view s) {
+  auto at = s.find('@');
+  if (at == 0 || at == std::string_view::npos || s.find('@', at + 1) != std::string_view::npos)
+    return false;
+  auto dot = s.find('.', at);
+  if (dot == std::string_view::npos || dot == at + 1 || dot + 1 >= s.size()) return false;
+  return std::none_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+}
 
 std::string fold_name(std::string_view name) {
   std::string trimmed = trim(name);

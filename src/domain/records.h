@@ -103,6 +103,9 @@ class Records {
 
 // Case- and accent-insensitive key of a name: "  Ståhl & Co " -> "stahl & co".
 std::string fold_name(std::string_view name);
+// The rule an email field is checked with: one '@', a dot after it with
+// something on both sides, no white space.
+bool plausible_email(std::string_view s);
 // A URL-safe slug: "Remote first!" -> "remote-first".
 std::string slug(std::string_view name);
 // "YYYY-MM-DD" of the clock's now, UTC.

@@ -1,0 +1,96 @@
+// Cards: a person's interviews, reminders and contacts as iCalendar
+// (RFC 5545) and vCard (RFC 6350) text, and back.
+//
+//   CalItem item = interview_item(interview, uid, "Interview: Backend engineer at Acme");
+//   std::string ics = write_calendar({item}, now_ms);     // one VCALENDAR
+//   auto read = read_calendar(text, "Europe/Lisbon");     // CalItem, or why not
+//   nlohmann::json values = interview_values(std::get<CalItem>(read));
+//
+// Writing: CRLF line ends, text escaped (\\ \; \, \n), lines folded at 75
+// octets and never inside a UTF-8 sequence, times in UTC ("…Z"). Reading:
+// lines unfolded, parameters and escapes understood, DTSTART/DTEND/DUE/
+// COMPLETED as UTC ("…Z"), with TZID (through core/timezone.h), floating
+// (read in `zone`, the account's) or VALUE=DATE (midnight UTC). The first
+// VEVENT or VTODO is the item; VALARMs and unknown properties are ignored.
+// Limits: 1 MiB of text, 10,000 lines, values cut to the record field's
+// length. Junk is an error message, never an exception.
+//
+// The *_values functions give the record fields a remote change may set, as
+// typed JSON for domain::Records (moments as UTC ms, absent fields as null);
+// what peto derives itself (an interview's title, a contact's company) is
+// written out but never read back.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace peto::sync {
+
+struct CalItem {
+  enum class Type { event, todo };
+  Type type = Type::event;
+  std::string uid;
+  std::string summary;
+  std::string location;
+  std::string description;
+  std::optional<std::int64_t> start;      // VEVENT DTSTART, UTC ms
+  std::optional<std::int64_t> end;        // VEVENT DTEND
+  std::optional<std::int64_t> due;        // VTODO DUE
+  std::optional<std::int64_t> completed;  // VTODO COMPLETED (STATUS:COMPLETED alone: `due`)
+  bool cancelled = false;                 // STATUS:CANCELLED
+};
+
+struct Card {
+  std::string uid;
+  std::string name;  // FN
+  std::string email;
+  std::string phone;         // TEL
+  std::string role;          // ROLE (TITLE when there is no ROLE)
+  std::string organisation;  // ORG, written only
+  std::string notes;         // NOTE
+};
+
+// Text of one VCALENDAR holding `items` (PRODID -//peto//…, DTSTAMP = now).
+std::string write_calendar(const std::vector<CalItem>& items, std::int64_t now_ms);
+// The first VEVENT or VTODO, or why the text is not one.
+std::variant<CalItem, std::string> read_calendar(std::string_view text, const std::string& zone);
+
+std::string write_card(const Card& card);
+std::variant<Card, std::string> read_card(std::string_view text);
+
+// The UID a record goes by outside peto: an interview's own `uid`, else
+// "peto-<kind>-<id>-<created_at>" (stable, and never the same for a later
+// record given a reused id).
+std::string record_uid(std::string_view kind, const nlohmann::json& record);
+
+// The UID a record has on the remote side and in the .ics feed: an
+// interview's own `uid` field when the record carries one, else
+// "peto-<singular>-<id>-<created_at>" ("peto-reminder-12-1767225600000"),
+// which does not change while the record lives.
+std::string record_uid(std::string_view kind, const nlohmann::json& record);
+
+// The event title of an interview in `lang`, as the .ics download, the feed
+// and CalDAV show it: "Interview: Backend engineer" (the catalogue's
+// kind_interview, then the record's application_role when it has one).
+std::string interview_title(const std::string& lang, const nlohmann::json& interview);
+
+// Records (domain::Record JSON) as items, and items as record values.
+CalItem interview_item(const nlohmann::json& interview, const std::string& uid,
+                       const std::string& title);
+CalItem reminder_item(const nlohmann::json& reminder, const std::string& uid);
+Card contact_card(const nlohmann::json& contact, const std::string& uid);
+
+// {starts_at, ends_at, place, notes}
+nlohmann::json interview_values(const CalItem& item);
+// {title, due_at, done_at}; a VTODO without DUE keeps the reminder's due
+// time (due_at left out).
+nlohmann::json reminder_values(const CalItem& item);
+// {name, email, phone, role, notes}; an address that is not one is left out.
+nlohmann::json contact_values(const Card& card);
+
+}  // namespace peto::sync
