@@ -13,6 +13,7 @@
 #include "media/uploads.h"
 #include "notify/connections.h"
 #include "store/cache.h"
+#include "sync/syncs.h"
 
 namespace peto::app {
 
@@ -33,6 +34,7 @@ std::vector<store::Migration> migrations() {
   add(media::Uploads::document_migrations());  // 10
   add(media::ExportArchives::migrations());    // 11
   add(media::Backups::migrations());           // 12
+  add(sync::Syncs::migrations());              // 13
   return all;
 }
 

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "media/stores.h"
 #include "media/uploads.h"
+#include "sync/syncs.h"
 
 namespace peto::notify {
 
@@ -76,11 +77,19 @@ bool is_blank(const json& v) {
 namespace {
 
 PluginSpec spec_of(const Notifier& n) {
-  return {"notifier", std::string(n.name()), std::string(n.label_key()), n.fields(), &n, nullptr};
+  return {"notifier", std::string(n.name()), std::string(n.label_key()), n.fields(), &n, nullptr,
+          nullptr};
 }
 
 PluginSpec spec_of(const media::Store& st) {
-  return {"store", std::string(st.name()), std::string(st.label_key()), st.fields(), nullptr, &st};
+  return {"store", std::string(st.name()), std::string(st.label_key()), st.fields(), nullptr, &st,
+          nullptr};
+}
+
+PluginSpec spec_of(const sync::Syncer& sy) {
+  return {
+      "sync", std::string(sy.name()), std::string(sy.label_key()), sy.fields(), nullptr, nullptr,
+      &sy};
 }
 
 }  // namespace
@@ -88,18 +97,21 @@ PluginSpec spec_of(const media::Store& st) {
 ConfigErrors PluginSpec::validate(const json& config, const Config& instance) const {
   if (notifier != nullptr) return notifier->validate(config, instance);
   if (store != nullptr) return store->validate(config, instance);
+  if (syncer != nullptr) return syncer->validate(config, instance);
   return {};
 }
 
 std::string PluginSpec::summary(const json& config) const {
   if (notifier != nullptr) return notifier->summary(config);
   if (store != nullptr) return store->summary(config);
+  if (syncer != nullptr) return syncer->summary(config);
   return "";
 }
 
 std::optional<PluginSpec> find_plugin(std::string_view name) {
   if (const Notifier* n = find_notifier(name)) return spec_of(*n);
   if (const media::Store* st = media::find_store(name)) return spec_of(*st);
+  if (const sync::Syncer* sy = sync::find_syncer(name)) return spec_of(*sy);
   return std::nullopt;
 }
 
@@ -109,6 +121,8 @@ std::vector<PluginSpec> plugins(std::string_view kind) {
     for (const Notifier* n : notifiers()) out.push_back(spec_of(*n));
   if (kind == "store")
     for (const media::Store* st : media::stores()) out.push_back(spec_of(*st));
+  if (kind == "sync")
+    for (const sync::Syncer* sy : sync::syncers()) out.push_back(spec_of(*sy));
   return out;
 }
 

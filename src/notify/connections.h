@@ -1,5 +1,5 @@
-// Connections: a person's links to the outside world (kind "notifier" or
-// "store"; syncs join later), several per plugin allowed.
+// Connections: a person's links to the outside world (kind "notifier",
+// "store" or "sync"), several per plugin allowed.
 //
 //   Connections connections(db, clock, config);
 //   auto made = connections.create(owner, "webhook", "My board",
@@ -41,32 +41,37 @@
 namespace peto::media {
 class Store;
 }
+namespace peto::sync {
+class Syncer;
+}
 
 namespace peto::notify {
 
 // What a connection's plugin declares, whatever its kind: a notifier
-// (notify/notifier.h) or a store (media/stores.h). Plugin names are unique
-// across kinds, so the plugin decides the connection's kind.
+// (notify/notifier.h), a store (media/stores.h) or a sync (sync/syncs.h).
+// Plugin names are unique across kinds, so the plugin decides the
+// connection's kind.
 struct PluginSpec {
-  std::string kind;  // "notifier" or "store"
+  std::string kind;  // "notifier", "store" or "sync"
   std::string name;
   std::string label_key;
   std::vector<FieldSpec> fields;
-  const Notifier* notifier = nullptr;   // when kind is "notifier"
-  const media::Store* store = nullptr;  // when kind is "store"
+  const Notifier* notifier = nullptr;    // when kind is "notifier"
+  const media::Store* store = nullptr;   // when kind is "store"
+  const sync::Syncer* syncer = nullptr;  // when kind is "sync"
 
   ConfigErrors validate(const nlohmann::json& config, const Config& instance) const;
   std::string summary(const nlohmann::json& config) const;
 };
 std::optional<PluginSpec> find_plugin(std::string_view name);
-// Every plugin of `kind` ("notifier", "store"), in the "add" menu's order.
+// Every plugin of `kind` ("notifier", "store", "sync"), in the "add" menu's order.
 std::vector<PluginSpec> plugins(std::string_view kind);
 
 struct Connection {
   std::int64_t id = 0;
   std::int64_t owner_id = 0;
-  std::string kind = "notifier";  // or "store"
-  std::string plugin;             // the notifier's or the store's name
+  std::string kind = "notifier";  // or "store", "sync"
+  std::string plugin;             // the notifier's, store's or syncer's name
   std::string label;
   nlohmann::json config = nlohmann::json::object();  // non-secret fields and event_* switches
   std::vector<std::string> secrets_set;              // names of secret fields that hold a value

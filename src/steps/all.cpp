@@ -6,6 +6,7 @@
 #include "steps/purge.h"
 #include "steps/scrub.h"
 #include "steps/sweep.h"
+#include "steps/syncs.h"
 #include "steps/upkeep.h"
 
 namespace peto::steps {
@@ -17,7 +18,7 @@ std::vector<std::unique_ptr<engine::Step>> all() {
   list.push_back(std::make_unique<Closing>());
   list.push_back(std::make_unique<Copies>());
   list.push_back(std::make_unique<Deliveries>());
-  // … syncs (with their issue)
+  list.push_back(std::make_unique<Syncs>());
   list.push_back(std::make_unique<Upkeep>());
   list.push_back(std::make_unique<Scrub>());
   list.push_back(std::make_unique<Sweep>(media::Uploads::file_columns()));

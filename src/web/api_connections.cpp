@@ -1,4 +1,5 @@
-// /api/v1/connections: a person's connections (kind "notifier" or "store"),
+// /api/v1/connections: a person's connections (kind "notifier", "store" or
+// "sync"),
 // and /api/v1/notices, their in-app inbox.
 //
 // A connection is answered as {id, kind, plugin, label, enabled, config,
@@ -57,7 +58,7 @@ json connection_schema() {
   return {{"type", "object"},
           {"properties",
            {{"id", {{"type", "integer"}}},
-            {"kind", {{"type", "string"}, {"enum", {"notifier", "store"}}}},
+            {"kind", {{"type", "string"}, {"enum", {"notifier", "store", "sync"}}}},
             {"plugin", {{"type", "string"}}},
             {"label", {{"type", "string"}}},
             {"enabled", {{"type", "boolean"}}},
@@ -95,13 +96,13 @@ json input_schema(bool creating) {
     properties["plugin"] = {{"type", "string"},
                             {"enum", json::array()},
                             {"description",
-                             "The notifier (email, webhook, ntfy, gotify, telegram) or the store "
-                             "(local, webdav, s3)"}};
-    for (const char* kind : {"notifier", "store"})
+                             "The notifier (email, webhook, ntfy, gotify, telegram), the store "
+                             "(local, webdav, s3) or the sync (caldav, carddav)"}};
+    for (const char* kind : {"notifier", "store", "sync"})
       for (const notify::PluginSpec& n : notify::plugins(kind))
         properties["plugin"]["enum"].push_back(n.name);
     properties["kind"] = {{"type", "string"},
-                          {"enum", {"notifier", "store"}},
+                          {"enum", {"notifier", "store", "sync"}},
                           {"description", "Optional: when given, it must be the plugin's kind"}};
     schema["required"] = {"plugin"};
   }

@@ -1,6 +1,6 @@
 // /profile/connections: a person's connections — notifiers (e-mail, webhook,
-// ntfy…) and stores (a local folder, WebDAV, S3) — and /inbox, the notices
-// peto keeps for them in the app.
+// ntfy…), stores (a local folder, WebDAV, S3) and syncs (CalDAV, CardDAV) —
+// and /inbox, the notices peto keeps for them in the app.
 //
 // The form is built from the plugin's FieldSpecs (notify/notifier.h); the
 // event switches are a notifier's only.
@@ -19,6 +19,8 @@
 #include "notify/http.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
+#include "store/cache.h"
+#include "sync/syncs.h"
 #include "web/form.h"
 #include "web/record_view.h"
 #include "web/site.h"
@@ -118,7 +120,24 @@ struct FormState {
   json config = json::object();  // non-secret values and event_* switches to show
   ConfigErrors errors = {};
   std::optional<notify::SendResult> tested = std::nullopt;
+  std::optional<sync::SyncReport> synced = std::nullopt;  // "Sync now" just ran
 };
+
+// A sync report as lines for the page: "3 uploaded", "1 conflict"…, then its
+// notes.
+json report_view(const Site& site, const Visitor& v, const sync::SyncReport& report) {
+  json counts = json::array();
+  for (const auto& [name, n] : report.counts)
+    if (n != 0)
+      counts.push_back(
+          site.catalogue().fill(v.language, "sync_count_" + name, {{"count", std::to_string(n)}}));
+  json view = {{"counts", counts},
+               {"has_counts", !counts.empty()},
+               {"notes", report.notes},
+               {"has_notes", !report.notes.empty()}};
+  if (!report.error.empty()) view["error"] = report.error;
+  return view;
+}
 
 // One input of the form, for templates/connection_form.mustache.
 json field_view(const Site& site, const Visitor& v, const FormState& s, const FieldSpec& spec,
@@ -200,6 +219,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
                {"events", events},
                {"has_events", !events.empty()},
                {"is_store", n.kind == "store"},
+               {"is_sync", n.kind == "sync"},
                {"values", {{"label", s.label}}},
                {"enabled", s.enabled},
                {"errors", json::object()},
@@ -220,7 +240,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     data["title"] = s.existing->label;
     data["is_edit"] = true;
     data["action"] = base;
-    data["test_action"] = base + "/test";
+    data["test_action"] = base + (n.kind == "sync" ? "/sync" : "/test");
     data["delete_action"] = base + "/delete";
   } else {
     data["title"] = site.catalogue().fill(v.language, "connections_new_title", {{"kind", kind}});
@@ -237,6 +257,20 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
       message = site.catalogue().text(v.language, message);  // a catalogue key or a sentence
     }
     data["flash"] = {{"kind", sent ? "success" : "error"}, {"message", message}};
+  }
+  if (s.existing && n.kind == "sync") {
+    store::Cache cache(site.db(), site.clock());
+    sync::Syncs syncs(site.db(), cache, site.clock(), config_of(site), http_client());
+    if (auto last = syncs.last_report(v.account.id, s.existing->id);
+        last && (!last->counts.empty() || !last->error.empty() || !last->notes.empty()))
+      data["last_report"] = report_view(site, v, *last);
+  }
+  if (s.synced) {
+    std::string key = s.synced->already_running ? "sync_now_busy"
+                      : s.synced->error.empty() ? "sync_now_done"
+                                                : "sync_now_failed";
+    data["flash"] = {{"kind", s.synced->error.empty() ? "success" : "error"},
+                     {"message", site.catalogue().text(v.language, key)}};
   }
   return site.render(r, v, status, "connection_form", data);
 }
@@ -280,7 +314,8 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
   json data = {{"items", items},
                {"has_items", !items.empty()},
                {"add", menu("notifier")},
-               {"add_stores", menu("store")}};
+               {"add_stores", menu("store")},
+               {"add_syncs", menu("sync")}};
   if (!error.empty()) data["form_error"] = site.catalogue().text(v.language, error);
   // The outcome of the form that redirected here (a fixed set: nothing from
   // the query string is echoed).
@@ -384,6 +419,24 @@ Response post_test(Site& site, Request& r, const Visitor& v) {
   return form_page(site, r, v, 200, s);
 }
 
+// "Sync now": runs the sync in this request under the connection's lease, so
+// it never runs beside a scheduler's run of the same connection (that one
+// answers "already running").
+Response post_sync(Site& site, Request& r, const Visitor& v) {
+  auto found = owned(site, r, v);
+  if (!found || found->second.kind != "sync") return site.not_found(r, v);
+  store::Cache cache(site.db(), site.clock());
+  sync::Syncs syncs(site.db(), cache, site.clock(), config_of(site), http_client());
+  auto report = syncs.run_now(v.account.id, found->first.id);
+  if (!report) return site.not_found(r, v);
+  log::info("web", "sync run from the page",
+            {{"user", v.account.id}, {"connection", found->first.id}});
+  auto now = connections_of(site).get(v.account.id, found->first.id);
+  FormState s = state_of(now ? *now : found->first, found->second);
+  s.synced = *report;
+  return form_page(site, r, v, 200, s);
+}
+
 Response post_delete(Site& site, Request& r, const Visitor& v) {
   auto id = path_id(r);
   if (!id || !connections_of(site).remove(v.account.id, *id)) return site.not_found(r, v);
@@ -435,6 +488,8 @@ void add_connection_routes(Router& router, Site& site) {
   router.add("POST", "/profile/connections/{id}", page(post_edit), "Change a connection");
   router.add("POST", "/profile/connections/{id}/test", page(post_test),
              "Send a test notice through a connection");
+  router.add("POST", "/profile/connections/{id}/sync", page(post_sync),
+             "Run a sync connection now");
   router.add("POST", "/profile/connections/{id}/delete", page(post_delete), "Remove a connection");
   router.add("GET", "/inbox", page(get_inbox), "Your notices");
 }

@@ -104,6 +104,7 @@ TEST_F(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
        std::get<domain::NewToken>(tokens.create(ana.account().id, "Ana's", {"read"})).token.id},
       {"/profile/connections/{id}", connection_id},
       {"/profile/connections/{id}/test", connection_id},
+      {"/profile/connections/{id}/sync", connection_id},
       {"/profile/connections/{id}/delete", connection_id},
       {"/documents/{id}", document_id},
       {"/documents/{id}/file", document_id},
