@@ -7,6 +7,7 @@
 #include "core/timezone.h"
 #include "domain/accounts.h"
 #include "store/cache.h"
+#include "web/feed_pages.h"
 #include "web/form.h"
 #include "web/site.h"
 
@@ -160,6 +161,7 @@ Response profile_page(Site& site, const Request& r, const Visitor& v, int status
                {"languages", languages},
                {"errors", site.error_texts(&v, r, errors)},
                {"bookmarklet", capture_bookmarklet(site, r)}};
+  data["feed"] = feed_section(site, v);
   if (!flash_key.empty()) {
     data["flash"] = {{"kind", "success"}, {"message", t.value(flash_key, flash_key)}};
   }

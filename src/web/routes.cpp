@@ -1,5 +1,6 @@
 #include "web/routes.h"
 
+#include "web/feed_pages.h"
 #include "web/record_pages.h"
 
 namespace peto::web {
@@ -10,6 +11,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_core_routes(router, with_dashboard);
   add_account_routes(router, site);
   add_token_routes(router, site);
+  add_feed_routes(router, site);
   add_connection_routes(router, site);
   add_document_routes(router, site);
   add_copy_routes(router, site);

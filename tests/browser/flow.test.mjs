@@ -502,7 +502,8 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       docPage = null;
     }
     for (const p of ['/documents', '/documents/new', docPage, '/profile/export', '/profile/import',
-      '/profile/connections/new?plugin=webdav',
+      '/profile/connections/new?plugin=webdav', '/profile/connections/new?plugin=caldav',
+      '/profile/feed',
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
       '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
