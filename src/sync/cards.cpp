@@ -237,16 +237,20 @@ struct Component {
   }
 };
 
+// A content line unfolded (`text`) and as it was written (`raw`: its
+// physical lines, each ending in CRLF).
+struct Line {
+  std::string text;
+  std::string raw;
+};
+
 // Splits `text` into content lines (CRLF or LF ends; a line starting with a
-// space or tab continues the one before) and finds the first component named
-// in `wanted` inside the outer component `outer`. Error text when the text is
-// not a well-formed `outer` object.
-std::variant<Component, std::string> find_component(std::string_view text, std::string_view outer,
-                                                    const std::vector<std::string>& wanted) {
+// space or tab continues the one before; empty lines dropped), or why not.
+std::variant<std::vector<Line>, std::string> split_lines(std::string_view text) {
   if (text.empty()) return std::string("the text is empty");
   if (text.size() > kMaxText) return std::string("the text is larger than 1 MiB");
   if (text.find('\0') != std::string_view::npos) return std::string("the text is not UTF-8");
-  std::vector<std::string> lines;
+  std::vector<Line> lines;
   std::size_t pos = 0;
   while (pos < text.size()) {
     auto end = text.find('\n', pos);
@@ -256,12 +260,24 @@ std::variant<Component, std::string> find_component(std::string_view text, std::
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     if (!raw.empty() && (raw[0] == ' ' || raw[0] == '\t')) {
       if (lines.empty()) return std::string("the text starts with a continuation line");
-      lines.back().append(raw.substr(1));
+      lines.back().text.append(raw.substr(1));
+      lines.back().raw.append(raw).append("\r\n");
     } else if (!raw.empty()) {
       if (lines.size() == kMaxLines) return std::string("the text has more than 10,000 lines");
-      lines.emplace_back(raw);
+      lines.push_back(Line{std::string(raw), std::string(raw) + "\r\n"});
     }
   }
+  return lines;
+}
+
+// Finds in the content lines of `text` the first component named in
+// `wanted` inside the outer component `outer` (with no `wanted`: `outer`
+// itself). Error text when the text is not a well-formed `outer` object.
+std::variant<Component, std::string> find_component(std::string_view text, std::string_view outer,
+                                                    const std::vector<std::string>& wanted) {
+  auto split = split_lines(text);
+  if (auto* error = std::get_if<std::string>(&split)) return *error;
+  const std::vector<Line>& lines = std::get<std::vector<Line>>(split);
   std::vector<std::string> stack;
   std::optional<Component> found;
   std::size_t found_depth = 0;  // stack depth of the found component, while inside it
@@ -269,8 +285,8 @@ std::variant<Component, std::string> find_component(std::string_view text, std::
   for (std::size_t n = 0; n < lines.size(); ++n) {
     std::string where = "line " + std::to_string(n + 1);
     // Checked once unfolded: a fold may fall inside a character.
-    if (!valid_utf8(lines[n])) return where + " is not UTF-8";
-    auto prop = parse_line(lines[n]);
+    if (!valid_utf8(lines[n].text)) return where + " is not UTF-8";
+    auto prop = parse_line(lines[n].text);
     if (!prop) return where + " is not a property";
     if (outer_done) return where + " follows END:" + std::string(outer);
     if (prop->name == "BEGIN") {
@@ -474,6 +490,242 @@ std::string preferred(const Component& c, std::string_view name) {
   return first ? unescape(first->value) : std::string();
 }
 
+// ---- Merging ----
+
+// The item of a text in content lines: where it begins and ends, where new
+// properties go (before its first sub-component, else before its END), and
+// its own property lines (indices into the lines) as read.
+struct ItemSpan {
+  std::string name;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t insert = 0;
+  std::vector<std::size_t> own;
+  std::vector<Property> props;  // one per entry of `own`
+};
+
+// The first VEVENT or VTODO of a VCALENDAR (`card`: the VCARD itself) of
+// lines find_component has accepted.
+std::optional<ItemSpan> item_span(const std::vector<Line>& lines, bool card) {
+  const std::size_t want = card ? 1 : 2;
+  std::size_t depth = 0;
+  std::optional<ItemSpan> span;
+  bool inside = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto prop = parse_line(lines[i].text);
+    if (!prop) return std::nullopt;
+    if (prop->name == "BEGIN") {
+      ++depth;
+      std::string comp = upper(trimmed(prop->value));
+      bool item = card ? comp == "VCARD" : comp == "VEVENT" || comp == "VTODO";
+      if (!span && depth == want && item) {
+        span = ItemSpan{};
+        span->name = comp;
+        span->begin = i;
+        inside = true;
+      } else if (inside && depth == want + 1 && span->insert == 0) {
+        span->insert = i;
+      }
+      continue;
+    }
+    if (prop->name == "END") {
+      if (depth == 0) return std::nullopt;
+      if (inside && depth == want) {
+        span->end = i;
+        if (span->insert == 0) span->insert = i;
+        inside = false;
+      }
+      --depth;
+      continue;
+    }
+    if (inside && depth == want) {
+      span->own.push_back(i);
+      span->props.push_back(std::move(*prop));
+    }
+  }
+  if (!span || span->end == 0) return std::nullopt;
+  return span;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// The scheme an EMAIL or TEL value may carry ("mailto:", "tel:"), as
+// written, or "".
+std::string scheme_of(std::string_view value, bool tel) {
+  std::string_view scheme = tel ? "tel:" : "mailto:";
+  std::string_view v = value.substr(0, std::min(value.size(), scheme.size()));
+  return lower(v) == scheme ? std::string(v) : std::string();
+}
+
+// Whether two EMAIL (ignoring case) or TEL (by digits) values are the same.
+bool same_contact_value(std::string_view a_raw, std::string_view b_raw, bool tel) {
+  std::string a = trimmed(unescape(a_raw)), b = trimmed(unescape(b_raw));
+  a.erase(0, scheme_of(a, tel).size());
+  b.erase(0, scheme_of(b, tel).size());
+  if (tel) {
+    std::string da, db;
+    for (char c : a)
+      if (std::isdigit(static_cast<unsigned char>(c))) da += c;
+    for (char c : b)
+      if (std::isdigit(static_cast<unsigned char>(c))) db += c;
+    if (!da.empty() || !db.empty()) return da == db;
+  }
+  return lower(trimmed(a)) == lower(trimmed(b));
+}
+
+// The line of `p` before its value: group, name and parameters, and ":".
+std::string head_of(const Line& line, const Property& p) {
+  return line.text.substr(0, line.text.size() - p.value.size());
+}
+
+std::string status_of(const ItemSpan& span) {
+  for (const Property& p : span.props)
+    if (p.name == "STATUS") return upper(trimmed(unescape(p.value)));
+  return {};
+}
+
+// merge_member without the guard: nullopt when `theirs` does not do.
+std::optional<std::string> merge_texts(std::string_view theirs, std::string_view ours) {
+  const std::vector<std::string> items = {"VEVENT", "VTODO"};
+  bool card = std::holds_alternative<Component>(find_component(ours, "VCARD", {}));
+  if (!card && !std::holds_alternative<Component>(find_component(ours, "VCALENDAR", items)))
+    return std::nullopt;
+  auto check =
+      card ? find_component(theirs, "VCARD", {}) : find_component(theirs, "VCALENDAR", items);
+  if (!std::holds_alternative<Component>(check)) return std::nullopt;
+  auto split_theirs = split_lines(theirs);
+  auto split_ours = split_lines(ours);
+  const auto* their_lines = std::get_if<std::vector<Line>>(&split_theirs);
+  const auto* our_lines = std::get_if<std::vector<Line>>(&split_ours);
+  if (their_lines == nullptr || our_lines == nullptr) return std::nullopt;
+  auto their_span = item_span(*their_lines, card);
+  auto our_span = item_span(*our_lines, card);
+  if (!their_span || !our_span || their_span->name != our_span->name) return std::nullopt;
+  const ItemSpan& t = *their_span;
+  const ItemSpan& o = *our_span;
+
+  std::vector<std::string> owned;
+  if (o.name == "VEVENT")
+    owned = {"DTSTART",  "DTEND",       "DURATION", "SUMMARY",
+             "LOCATION", "DESCRIPTION", "STATUS",   "DTSTAMP"};
+  else if (o.name == "VTODO")
+    owned = {"SUMMARY", "DUE", "COMPLETED", "STATUS", "DTSTAMP"};
+  else
+    owned = {"FN", "N", "TITLE", "ORG", "NOTE"};
+  auto has = [](const ItemSpan& span, std::string_view name) {
+    return std::any_of(span.props.begin(), span.props.end(),
+                       [&](const Property& p) { return p.name == name; });
+  };
+  if (card && has(o, "ROLE")) owned.push_back("ROLE");
+  auto is_owned = [&](std::string_view name) {
+    return std::find(owned.begin(), owned.end(), name) != owned.end();
+  };
+  auto ours_named = [&](std::string_view name) {
+    std::string out;
+    for (std::size_t k = 0; k < o.props.size(); ++k)
+      if (o.props[k].name == name) out += fold((*our_lines)[o.own[k]].text);
+    return out;
+  };
+  auto first_value = [](const ItemSpan& span, std::string_view name) -> const std::string* {
+    for (const Property& p : span.props)
+      if (p.name == name && !blank(p.value)) return &p.value;
+    return nullptr;
+  };
+
+  // What each of theirs' own lines becomes: by default itself, refolded.
+  std::vector<std::string> emit(t.own.size());
+  for (std::size_t k = 0; k < t.own.size(); ++k) emit[k] = fold((*their_lines)[t.own[k]].text);
+  std::vector<std::string> seen;
+  for (std::size_t k = 0; k < t.own.size(); ++k) {
+    const std::string& name = t.props[k].name;
+    if (!is_owned(name)) continue;
+    bool first = std::find(seen.begin(), seen.end(), name) == seen.end();
+    if (first) seen.push_back(name);
+    emit[k] = first ? ours_named(name) : std::string();
+  }
+  if (o.name == "VTODO") {
+    // A progress that no longer fits the status goes with it.
+    std::string before = status_of(t), after = status_of(o);
+    if (before.empty()) before = "NEEDS-ACTION";
+    if (before != after)
+      for (std::size_t k = 0; k < t.own.size(); ++k)
+        if (t.props[k].name == "PERCENT-COMPLETE") emit[k].clear();
+  }
+  // Which of ours' contact lines are added (EMAIL, TEL with nothing to replace).
+  std::vector<std::string> added;
+  if (card) {
+    if (!is_owned("ROLE")) {
+      // peto reads ROLE before TITLE: theirs' first ROLE carries peto's role.
+      const std::string* role = first_value(o, "TITLE");
+      bool first = true;
+      for (std::size_t k = 0; k < t.own.size(); ++k) {
+        if (t.props[k].name != "ROLE") continue;
+        emit[k] = first && role != nullptr
+                      ? fold(head_of((*their_lines)[t.own[k]], t.props[k]) + *role)
+                      : std::string();
+        first = false;
+      }
+    }
+    for (std::string name : {"EMAIL", "TEL"}) {
+      bool tel = name == "TEL";
+      const std::string* mine = first_value(o, name);
+      std::optional<std::size_t> pref;
+      bool matched = false;
+      for (std::size_t k = 0; k < t.own.size(); ++k) {
+        const Property& p = t.props[k];
+        if (p.name != name || blank(p.value)) continue;
+        if (!pref || (p.preferred() && !t.props[*pref].preferred())) pref = k;
+        if (mine != nullptr && same_contact_value(p.value, *mine, tel)) matched = true;
+      }
+      if (mine == nullptr) {
+        if (pref) emit[*pref].clear();
+      } else if (!matched) {
+        if (pref) {
+          const Property& p = t.props[*pref];
+          std::string value = *mine;
+          std::string scheme = scheme_of(trimmed(p.value), tel);
+          if (scheme_of(value, tel).empty()) value = scheme + value;
+          emit[*pref] = fold(head_of((*their_lines)[t.own[*pref]], p) + value);
+        } else {
+          added.push_back(name);
+        }
+      }
+    }
+  }
+
+  std::string inserted;
+  for (std::size_t k = 0; k < o.own.size(); ++k) {
+    const std::string& name = o.props[k].name;
+    bool add = (is_owned(name) || name == "UID")
+                   ? !has(t, name)
+                   : std::find(added.begin(), added.end(), name) != added.end();
+    if (add) inserted += fold((*our_lines)[o.own[k]].text);
+  }
+
+  std::string out;
+  out.reserve(theirs.size() + ours.size());
+  std::size_t k = 0;  // next of theirs' own lines
+  for (std::size_t i = 0; i < their_lines->size(); ++i) {
+    if (i == t.insert) out += inserted;
+    if (k < t.own.size() && t.own[k] == i) {
+      out += emit[k++];
+    } else {
+      out += (*their_lines)[i].raw;
+    }
+  }
+  // What peto cannot read back (a VEVENT with a DUE that is not a time)
+  // would stop the next pull: then ours alone.
+  bool reads = card ? std::holds_alternative<Card>(read_card(out))
+                    : std::holds_alternative<CalItem>(read_calendar(out, "UTC"));
+  if (!reads) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 std::string write_calendar(const std::vector<CalItem>& items, std::int64_t now_ms) {
@@ -500,12 +752,14 @@ std::variant<CalItem, std::string> read_calendar(std::string_view text, const st
   for (std::size_t i = 0; i < 4; ++i) {
     if (const Property* p = c.get(names[i])) {
       *slots[i] = time_of(*p, zone);
-      if (!*slots[i]) return std::string(names[i]) + " is not a time: " + p->value.substr(0, 40);
+      if (!*slots[i])
+        return std::string(names[i]) +
+               " is not a time: " + p->value.substr(0, utf8_prefix(p->value, 40));
     }
   }
   if (const Property* d = c.get("DURATION"); d && item.start && !item.end && !item.due) {
     auto ms = duration_of(d->value);
-    if (!ms) return "DURATION is not a duration: " + d->value.substr(0, 40);
+    if (!ms) return "DURATION is not a duration: " + d->value.substr(0, utf8_prefix(d->value, 40));
     (item.type == CalItem::Type::event ? item.end : item.due) = *item.start + *ms;
   }
   std::string status = upper(trimmed(text_of(c, "STATUS")));
@@ -552,6 +806,15 @@ std::variant<Card, std::string> read_card(std::string_view text) {
   if (const Property* org = c.get("ORG")) card.organisation = trimmed(part(org->value, 0));
   card.notes = text_of(c, "NOTE");
   return card;
+}
+
+std::string merge_member(const std::string& theirs, const std::string& ours) {
+  try {
+    if (auto merged = merge_texts(theirs, ours)) return *merged;
+  } catch (...) {
+    // Out of memory at worst: the text peto wrote is still a whole member.
+  }
+  return ours;
 }
 
 std::string record_uid(std::string_view kind, const json& record) {

@@ -63,10 +63,28 @@ std::variant<CalItem, std::string> read_calendar(std::string_view text, const st
 std::string write_card(const Card& card);
 std::variant<Card, std::string> read_card(std::string_view text);
 
-// The UID a record goes by outside peto: an interview's own `uid`, else
-// "peto-<kind>-<id>-<created_at>" (stable, and never the same for a later
-// record given a reused id).
-std::string record_uid(std::string_view kind, const nlohmann::json& record);
+// The server's text `theirs` with peto's properties taken from `ours` (text
+// write_calendar/write_card made for the same record): in the first VEVENT,
+// VTODO or VCARD of `theirs`, every property peto writes is replaced by
+// ours (removed when ours has none), and everything else — other
+// properties, parameters of lines peto does not write, sub-components such
+// as VALARM, other components such as VTIMEZONE — is kept as it was.
+// When `theirs` cannot be read (or is not the same type as `ours`), `ours`.
+//
+// peto's properties: VEVENT DTSTART, DTEND, DURATION, SUMMARY, LOCATION,
+// DESCRIPTION, STATUS, DTSTAMP; VTODO SUMMARY, DUE, COMPLETED, STATUS,
+// DTSTAMP, and PERCENT-COMPLETE, dropped when the STATUS changes; VCARD FN,
+// N, TITLE, ORG, NOTE, and ROLE (peto reads it before TITLE: theirs' first
+// ROLE takes ours' role, the others go). UID stays theirs (ours only when
+// theirs has none). EMAIL and TEL: theirs' lines all stay when one has
+// ours' value (addresses compared ignoring case, numbers by their digits);
+// otherwise the preferred one (TYPE=pref or PREF, else the first) takes
+// ours' value with its own parameters, or ours is added when theirs has
+// none; no value in ours removes theirs' preferred one. Replaced lines keep
+// their place, new ones go before the first sub-component. The item's lines
+// are written unfolded and folded again at 75 octets; other lines are
+// copied as they were, with CRLF line ends. Never throws.
+std::string merge_member(const std::string& theirs, const std::string& ours);
 
 // The UID a record has on the remote side and in the .ics feed: an
 // interview's own `uid` field when the record carries one, else

@@ -225,6 +225,12 @@ TEST(Cards, TimesWithZonesFloatingAndAllDay) {
   EXPECT_EQ(all_day.start, *parse_time("2027-01-20T00:00:00Z"));
   EXPECT_EQ(all_day.end, *parse_time("2027-01-21T00:00:00Z"));
   EXPECT_EQ(read_ok(event_with("DTSTART:20270120")).start, *parse_time("2027-01-20T00:00:00Z"));
+  // A value cut for the message is cut between characters.
+  std::string accents = "DTSTART:x";
+  for (int i = 0; i < 30; ++i) accents += "é";
+  auto cut = read_calendar(event_with(accents), "UTC");
+  ASSERT_TRUE(std::holds_alternative<std::string>(cut));
+  EXPECT_NO_THROW((void)json(std::get<std::string>(cut)).dump()) << std::get<std::string>(cut);
   // Not times.
   for (std::string bad : {"DTSTART:20270230T100000Z", "DTSTART:tomorrow", "DTSTART:20270120T1000",
                           "DTSTART;VALUE=DATE:20270120T100000Z", "DTSTART:20271320"}) {
@@ -332,7 +338,8 @@ TEST(Cards, JunkIsRefusedWithAMessage) {
 }
 
 // Random edits of real texts: whatever comes back is an error message or an
-// item whose record values are valid JSON text (dump() throws on bad UTF-8).
+// item whose record values are valid JSON text (dump() throws on bad UTF-8),
+// and merging peto's text into one gives a text that reads, or peto's.
 TEST(Cards, MutatedTextsNeverThrow) {
   std::vector<std::string> seeds = {
       event_with("DTSTART;TZID=Europe/Paris:20270120T100000", "DURATION:PT1H"),
@@ -358,10 +365,12 @@ TEST(Cards, MutatedTextsNeverThrow) {
                                            "Z",
                                            "T",
                                            "DTSTART;VALUE=DATE:",
-                                           "\0"};
+                                           std::string(1, '\0')};
   std::mt19937 rng(20270115);
+  int merges = 0;  // mutated texts a merge went into
   for (int round = 0; round < 4000; ++round) {
-    std::string text = seeds[rng() % seeds.size()];
+    std::size_t seed = rng() % seeds.size();
+    std::string text = seeds[seed];
     for (int edits = 1 + static_cast<int>(rng() % 6); edits > 0; --edits) {
       std::size_t at = text.empty() ? 0 : rng() % text.size();
       switch (rng() % 3) {
@@ -382,11 +391,280 @@ TEST(Cards, MutatedTextsNeverThrow) {
         (void)reminder_values(*item).dump();
       } else {
         EXPECT_FALSE(std::get<std::string>(cal).empty());
+        (void)json(std::get<std::string>(cal)).dump();
       }
       auto card = read_card(text);
-      if (auto* c = std::get_if<Card>(&card)) (void)contact_values(*c).dump();
+      if (auto* c = std::get_if<Card>(&card))
+        (void)contact_values(*c).dump();
+      else
+        (void)json(std::get<std::string>(card)).dump();
+      // The mutated text as the server's: the merge is readable or ours.
+      // peto's own text of the same type (seeds 1 to 3 are peto's).
+      const std::string& ours = seeds[seed == 0 ? 1 : std::min<std::size_t>(seed, 3)];
+      std::string merged = merge_member(text, ours);
+      if (merged != ours) {
+        ++merges;
+        bool reads = ours.rfind("BEGIN:VCARD", 0) == 0
+                         ? std::holds_alternative<Card>(read_card(merged))
+                         : std::holds_alternative<CalItem>(read_calendar(merged, "UTC"));
+        EXPECT_TRUE(reads) << merged;
+      }
     }) << text;
   }
+  EXPECT_GT(merges, 200) << "the merge saw many mutated texts it could read";
+}
+
+// ---- Merging peto's text into the server's ----
+
+// Lines end in CRLF only, and none passes 75 octets.
+void expect_crlf_folded(const std::string& text) {
+  for (std::size_t at = 0, next; at < text.size(); at = next + 2) {
+    next = text.find("\r\n", at);
+    ASSERT_NE(next, std::string::npos) << "ends in CRLF";
+    std::string_view line(text.data() + at, next - at);
+    EXPECT_EQ(line.find('\n'), std::string_view::npos) << "no bare LF: " << line;
+    EXPECT_LE(line.size(), 75u) << line;
+  }
+}
+
+std::string unfolded(std::string text) {
+  for (std::size_t at; (at = text.find("\r\n ")) != std::string::npos;) text.erase(at, 3);
+  return text;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  std::string u = "\r\n" + unfolded(text);
+  return u.find("\r\n" + line + "\r\n") != std::string::npos;
+}
+
+// As Apple Calendar and Thunderbird write one: LF line ends here.
+const std::string kServerEvent =
+    "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//Apple Inc.//macOS 14//EN\nBEGIN:VTIMEZONE\n"
+    "TZID:Europe/Paris\nX-LIC-LOCATION:Europe/Paris with a long tail that is folded by the\n"
+    "  server\nBEGIN:STANDARD\nDTSTART:19701025T030000\nTZOFFSETFROM:+0200\nTZOFFSETTO:+0100\n"
+    "END:STANDARD\nEND:VTIMEZONE\nBEGIN:VEVENT\nUID:server-made-0001\n"
+    "DTSTAMP:20270101T000000Z\nDTSTART;TZID=Europe/Paris:20270120T100000\nDURATION:PT1H\n"
+    "summary;LANGUAGE=en:Old title\nLOCATION:Old room\nRRULE:FREQ=WEEKLY;COUNT=3\n"
+    "ATTENDEE;CN=\"Ana Silva\";ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:ana@example.\n"
+    " org\nCATEGORIES:Work,Jobs\nitem1.X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-TITLE=Acme:ge\n"
+    " o:38.7,-9.1\nX-MOZ-GENERATION:3\nBEGIN:VALARM\nACTION:DISPLAY\nDESCRIPTION:Reminder\n"
+    "TRIGGER:-PT15M\nEND:VALARM\nEND:VEVENT\nBEGIN:VEVENT\nUID:other\nSUMMARY:Old title\n"
+    "DTSTART:20270101T100000Z\nEND:VEVENT\nEND:VCALENDAR\n";
+
+CalItem new_interview(const std::string& place) {
+  json interview = {{"starts_at", kStart + 86400000},
+                    {"ends_at", kStart + 86400000 + 5400000},
+                    {"place", place},
+                    {"notes", awkward()}};
+  return interview_item(interview, "peto-interview-1-2", "Interview: Backend engineer");
+}
+
+TEST(Cards, MergeKeepsWhatPetoDoesNotWrite) {
+  CalItem item = new_interview("Room 4");
+  std::string ours = write_calendar({item}, kNow);
+  std::string merged = merge_member(kServerEvent, ours);
+  expect_crlf_folded(merged);
+  // Kept: other properties with their parameters and groups, sub-components
+  // and other components byte for byte.
+  for (std::string kept :
+       {"UID:server-made-0001", "RRULE:FREQ=WEEKLY;COUNT=3",
+        "ATTENDEE;CN=\"Ana Silva\";ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:ana@example.org",
+        "CATEGORIES:Work,Jobs",
+        "item1.X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-TITLE=Acme:geo:38.7,-9.1",
+        "X-MOZ-GENERATION:3", "PRODID:-//Apple Inc.//macOS 14//EN"})
+    EXPECT_TRUE(has_line(merged, kept)) << kept;
+  EXPECT_NE(merged.find("BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nX-LIC-LOCATION:Europe/Paris with "
+                        "a long tail that is folded by the\r\n  server\r\nBEGIN:STANDARD\r\n"),
+            std::string::npos)
+      << "another component's lines as they were";
+  EXPECT_NE(
+      merged.find("BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER:-PT15M\r\n"
+                  "END:VALARM\r\n"),
+      std::string::npos);
+  EXPECT_NE(merged.find("BEGIN:VEVENT\r\nUID:other\r\nSUMMARY:Old title\r\n"), std::string::npos)
+      << "only the first event is peto's";
+  // Replaced: peto's properties, in their place; new ones before the alarm.
+  EXPECT_TRUE(has_line(merged, "SUMMARY:Interview: Backend engineer"));
+  EXPECT_TRUE(has_line(merged, "LOCATION:Room 4"));
+  EXPECT_TRUE(has_line(merged, "DTSTART:20270121T090000Z"));
+  EXPECT_TRUE(has_line(merged, "DTSTAMP:20270115T080000Z"));
+  EXPECT_FALSE(has_line(merged, "DTSTAMP:20270101T000000Z"));
+  EXPECT_EQ(merged.find("Old room"), std::string::npos);
+  EXPECT_EQ(merged.find("summary;LANGUAGE"), std::string::npos);
+  EXPECT_EQ(merged.find("DURATION"), std::string::npos) << "DTEND and DURATION never both";
+  EXPECT_TRUE(has_line(merged, "DTEND:20270121T103000Z"));
+  EXPECT_LT(merged.find("DESCRIPTION:Room 4\\; Floor"), merged.find("BEGIN:VALARM"));
+  EXPECT_EQ(merged.find("peto-interview"), std::string::npos) << "the server's UID stays";
+  // Read back: peto's values and the server's UID.
+  CalItem back = read_ok(merged);
+  item.uid = "server-made-0001";
+  expect_same(back, item);
+  EXPECT_EQ(merge_member(merged, ours), merged) << "merging again changes nothing";
+  // A place emptied in peto leaves the server's text.
+  std::string no_place = write_calendar({new_interview("")}, kNow);
+  std::string emptied = merge_member(merged, no_place);
+  EXPECT_EQ(emptied.find("\nLOCATION"), std::string::npos);
+  EXPECT_TRUE(has_line(emptied, "RRULE:FREQ=WEEKLY;COUNT=3"));
+  EXPECT_EQ(read_ok(emptied).location, "");
+  EXPECT_EQ(merge_member(emptied, no_place), emptied);
+}
+
+TEST(Cards, MergeTodoProgressGoesWithItsStatus) {
+  std::string server =
+      "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Nextcloud Tasks//EN\r\nBEGIN:VTODO\r\n"
+      "UID:peto-reminder-1-2\r\nDTSTAMP:20270101T000000Z\r\nSUMMARY:Old\r\n"
+      "DESCRIPTION:kept: peto does not write a reminder's\r\nSTATUS:IN-PROCESS\r\n"
+      "PERCENT-COMPLETE:40\r\nDUE;VALUE=DATE:20270125\r\nPRIORITY:1\r\nEND:VTODO\r\n"
+      "END:VCALENDAR\r\n";
+  json reminder = {{"title", "Call back"}, {"due_at", kStart}, {"done_at", kStart + 60000}};
+  std::string ours = write_calendar({reminder_item(reminder, "peto-reminder-1-2")}, kNow);
+  std::string merged = merge_member(server, ours);
+  EXPECT_TRUE(has_line(merged, "STATUS:COMPLETED"));
+  EXPECT_EQ(merged.find("PERCENT-COMPLETE"), std::string::npos) << "the status changed";
+  EXPECT_TRUE(has_line(merged, "DESCRIPTION:kept: peto does not write a reminder's"));
+  EXPECT_TRUE(has_line(merged, "PRIORITY:1"));
+  EXPECT_TRUE(has_line(merged, "DUE:20270120T090000Z"));
+  CalItem back = read_ok(merged);
+  EXPECT_EQ(back.summary, "Call back");
+  EXPECT_EQ(back.due, kStart);
+  EXPECT_EQ(back.completed, kStart + 60000);
+  EXPECT_EQ(merge_member(merged, ours), merged);
+  // The same status keeps the progress.
+  std::string open = server;
+  open.replace(open.find("IN-PROCESS"), 10, "NEEDS-ACTION");
+  reminder["done_at"] = nullptr;
+  std::string still = merge_member(open, write_calendar({reminder_item(reminder, "x")}, kNow));
+  EXPECT_TRUE(has_line(still, "PERCENT-COMPLETE:40"));
+  EXPECT_TRUE(has_line(still, "UID:peto-reminder-1-2"));
+}
+
+const std::string kServerCard =
+    "BEGIN:VCARD\r\nVERSION:3.0\r\nPRODID:-//Sabre//Sabre VObject 4.4.2//EN\r\n"
+    "UID:4f0e5a7c-1d2b\r\nFN:Ana Silva\r\nN:Silva;Ana;;;\r\nORG:Acme\\, Inc.;Engineering\r\n"
+    "TITLE:Engineering Manager\r\nitem1.EMAIL;type=INTERNET:ana.home@example.org\r\n"
+    "item2.EMAIL;type=INTERNET;type=pref:ana@acme.example\r\nitem2.X-ABLabel:Work\r\n"
+    "TEL;TYPE=CELL:+351 912 345 678\r\nTEL;TYPE=HOME:+351 21 000 0000\r\n"
+    "ADR;TYPE=HOME:;;Rua A 1;Lisboa;;1000-001;Portugal\r\nBDAY:1990-02-03\r\n"
+    "PHOTO;ENCODING=b;TYPE=JPEG:/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsL\r\n"
+    " DBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/2wBDAQkJCQwLDBgN\r\n"
+    "NOTE:Old note\r\nX-SOCIALPROFILE;type=linkedin:https://example.org/in/ana\r\nEND:VCARD\r\n";
+
+Card new_contact() {
+  Card c;
+  c.uid = "peto-contact-3-5";
+  c.name = "Ana Silva-Costa";
+  c.email = "ana.costa@acme.example";
+  c.phone = "+44 20 7946 0000";
+  c.role = "Head of People";
+  c.organisation = "Acme, Inc.";
+  c.notes = "New note";
+  return c;
+}
+
+TEST(Cards, MergeCardKeepsAddressesPhotoAndMore) {
+  Card card = new_contact();
+  std::string ours = write_card(card);
+  std::string merged = merge_member(kServerCard, ours);
+  expect_crlf_folded(merged);
+  for (std::string kept :
+       {"UID:4f0e5a7c-1d2b", "item1.EMAIL;type=INTERNET:ana.home@example.org",
+        "item2.X-ABLabel:Work", "TEL;TYPE=HOME:+351 21 000 0000",
+        "ADR;TYPE=HOME:;;Rua A 1;Lisboa;;1000-001;Portugal", "BDAY:1990-02-03",
+        "PHOTO;ENCODING=b;TYPE=JPEG:/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsL"
+        "DBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/2wBDAQkJCQwLDBgN",
+        "X-SOCIALPROFILE;type=linkedin:https://example.org/in/ana", "VERSION:3.0"})
+    EXPECT_TRUE(has_line(merged, kept)) << kept;
+  // The preferred address and the first number take peto's, with their
+  // own group and parameters.
+  EXPECT_TRUE(has_line(merged, "item2.EMAIL;type=INTERNET;type=pref:ana.costa@acme.example"));
+  EXPECT_TRUE(has_line(merged, "TEL;TYPE=CELL:+44 20 7946 0000"));
+  EXPECT_TRUE(has_line(merged, "FN:Ana Silva-Costa"));
+  EXPECT_TRUE(has_line(merged, "TITLE:Head of People"));
+  EXPECT_EQ(merged.find("Old note"), std::string::npos);
+  EXPECT_EQ(merged.find("peto-contact"), std::string::npos);
+  Card back = card_ok(merged);
+  EXPECT_EQ(back.uid, "4f0e5a7c-1d2b");
+  EXPECT_EQ(back.name, card.name);
+  EXPECT_EQ(back.email, card.email);
+  EXPECT_EQ(back.phone, card.phone);
+  EXPECT_EQ(back.role, card.role);
+  EXPECT_EQ(back.organisation, card.organisation);
+  EXPECT_EQ(back.notes, card.notes);
+  EXPECT_EQ(merge_member(merged, ours), merged);
+}
+
+TEST(Cards, MergeCardAddressRules) {
+  Card card = new_contact();
+  // peto's value already among theirs (other case, other spacing): all kept.
+  card.email = "ANA.HOME@example.org";
+  card.phone = "+351-21-000-0000";
+  std::string same = merge_member(kServerCard, write_card(card));
+  EXPECT_TRUE(has_line(same, "item1.EMAIL;type=INTERNET:ana.home@example.org"));
+  EXPECT_TRUE(has_line(same, "item2.EMAIL;type=INTERNET;type=pref:ana@acme.example"));
+  EXPECT_TRUE(has_line(same, "TEL;TYPE=CELL:+351 912 345 678"));
+  EXPECT_TRUE(has_line(same, "TEL;TYPE=HOME:+351 21 000 0000"));
+  EXPECT_EQ(same.find("ANA.HOME"), std::string::npos);
+  // Emptied in peto: theirs' preferred one goes, the others stay.
+  card.email = "";
+  card.phone = "";
+  std::string emptied = merge_member(kServerCard, write_card(card));
+  EXPECT_TRUE(has_line(emptied, "item1.EMAIL;type=INTERNET:ana.home@example.org"));
+  EXPECT_EQ(emptied.find("ana@acme.example"), std::string::npos);
+  EXPECT_EQ(emptied.find("912 345"), std::string::npos) << "no TEL is marked: the first";
+  EXPECT_TRUE(has_line(emptied, "TEL;TYPE=HOME:+351 21 000 0000"));
+  // None there: peto's added, before the END.
+  std::string bare = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:u\r\nFN:Jean\r\nEND:VCARD\r\n";
+  card.email = "jean@example.fr";
+  card.phone = "+33 6 00";
+  std::string added = merge_member(bare, write_card(card));
+  EXPECT_TRUE(has_line(added, "EMAIL;TYPE=INTERNET:jean@example.fr"));
+  EXPECT_TRUE(has_line(added, "TEL:+33 6 00"));
+  EXPECT_TRUE(has_line(added, "UID:u"));
+  EXPECT_EQ(merge_member(added, write_card(card)), added);
+  // vCard 4: PREF=1 marks the preferred; a tel: URI stays one.
+  std::string v4 =
+      "BEGIN:VCARD\nVERSION:4.0\nUID:urn:uuid:0b5f\nFN:Jean Dupont\n"
+      "EMAIL;TYPE=work:jean@example.fr\nEMAIL;PREF=1;TYPE=home:jean.d@example.fr\n"
+      "TEL;VALUE=uri;TYPE=\"voice,cell\":tel:+33-6-12-34-56-78\nROLE:Recruiter\n"
+      "TITLE:Talent lead\nEND:VCARD\n";
+  card.email = "jd@example.fr";
+  card.phone = "+33 7 00 00 00 00";
+  card.role = "Hiring manager";
+  std::string ours = write_card(card);
+  std::string merged = merge_member(v4, ours);
+  EXPECT_TRUE(has_line(merged, "EMAIL;TYPE=work:jean@example.fr"));
+  EXPECT_TRUE(has_line(merged, "EMAIL;PREF=1;TYPE=home:jd@example.fr"));
+  EXPECT_TRUE(has_line(merged, "TEL;VALUE=uri;TYPE=\"voice,cell\":tel:+33 7 00 00 00 00"));
+  EXPECT_TRUE(has_line(merged, "ROLE:Hiring manager")) << "peto reads ROLE before TITLE";
+  Card back = card_ok(merged);
+  EXPECT_EQ(back.email, "jd@example.fr");
+  EXPECT_EQ(back.phone, "+33 7 00 00 00 00");
+  EXPECT_EQ(back.role, "Hiring manager");
+  EXPECT_EQ(merge_member(merged, ours), merged);
+  card.phone = "+33 (7) 00-00-00-00";
+  EXPECT_EQ(merge_member(merged, write_card(card)).find("(7)"), std::string::npos)
+      << "the same digits: kept as the server has it";
+}
+
+TEST(Cards, MergeIntoWhatCannotBeReadIsOurs) {
+  std::string event = write_calendar({new_interview("x")}, kNow);
+  std::string todo =
+      write_calendar({reminder_item({{"title", "t"}, {"due_at", kStart}}, "r")}, kNow);
+  std::string card = write_card(new_contact());
+  std::string binary("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+  for (const std::string& theirs : std::vector<std::string>{
+           std::string(), std::string("<html><body>Login</body></html>"), binary,
+           kServerEvent.substr(0, kServerEvent.size() / 2), todo, card,
+           "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:\xed\xa0\x80\r\nEND:VEVENT\r\nEND:"
+           "VCALENDAR\r\n",
+           // A property peto does not write, unreadable: the merge would be too.
+           "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDUE:soon\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"}) {
+    EXPECT_EQ(merge_member(theirs, event), event) << theirs.substr(0, 40);
+  }
+  EXPECT_EQ(merge_member(kServerEvent, todo), todo) << "a VTODO does not go into a VEVENT";
+  EXPECT_EQ(merge_member(kServerEvent, card), card);
+  EXPECT_EQ(merge_member(kServerCard, event), event);
+  EXPECT_EQ(merge_member(kServerCard, "junk"), "junk");
 }
 
 }  // namespace
