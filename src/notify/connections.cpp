@@ -384,6 +384,15 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
         if (!errors.empty()) return errors;
         auto [config, secrets] = split(*n, std::get<json>(merged));
         bool on = enabled.value_or(current.enabled);
+        // A sync pointed at another collection (or account) starts afresh:
+        // its links name the old collection's members, and against the new
+        // one they would read as deletions there.
+        if (n->kind == "sync" &&
+            (config.value("url", "") != current.config.value("url", "") ||
+             config.value("username", "") != current.config.value("username", ""))) {
+          c.query("DELETE FROM sync_links WHERE connection_id = ?", {id});
+          c.query("UPDATE connections SET sync_token = '' WHERE id = ?", {id});
+        }
         auto out = c.query(
             std::string("UPDATE connections SET label = ?, config = ?, secrets_encrypted = ?,"
                         " enabled = ?, last_error = CASE WHEN ? = 1 AND enabled = 0 THEN ''"
@@ -418,6 +427,10 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
   auto conn = db_.acquire();
   if (const media::Store* store = media::find_store(c->plugin))
     return test_store(*conn, *store, id, http);
+  // A sync is tried with "Sync now" (sync/syncs.h), which records its own
+  // outcome; a test here would only write a misleading error.
+  if (c->kind == "sync")
+    return SendResult{SendResult::Outcome::final, "sync_test_use_sync_now", std::nullopt, false};
   const Notifier* n = find_notifier(c->plugin);
   SendResult result;
   auto config = full_config(*conn, id);

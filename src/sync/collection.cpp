@@ -64,15 +64,25 @@ class Run {
           guarded(side.record_kind + " " + std::to_string(id), [&] { upload(side, record); });
     for (auto& [key, member] : remote_)
       if (!seen_remote_.count(key)) guarded(member.href, [&] { adopt(member); });
-    if (!failed_)
+    // The token says "everything before this is here": only a whole run may
+    // move it.
+    if (!failed_ && !stopped_)
       ctx_.db.query("UPDATE connections SET sync_token = ? WHERE id = ?",
                     {token_, ctx_.connection_id});
   }
 
  private:
-  // Runs one item's work; its failure is noted and the run goes on.
+  // Runs one item's work; its failure is noted and the run goes on. Past
+  // the deadline no item starts: the rest wait for the next run.
   template <typename Fn>
   void guarded(const std::string& what, Fn&& fn) {
+    if (stopped_) return;
+    if (ctx_.deadline != std::chrono::steady_clock::time_point{} &&
+        ctx_.clock.mono() >= ctx_.deadline) {
+      stopped_ = true;
+      report_.notes.push_back("This sync ran out of time; the rest follows on the next one.");
+      return;
+    }
     try {
       fn();
     } catch (const std::exception& e) {
@@ -140,9 +150,8 @@ class Run {
   }
 
   void read_records() {
-    auto conn = ctx_.db.acquire();
     for (const Side& side : sides_)
-      for (json& r : side.records(*conn)) {
+      for (json& r : side.records()) {
         const auto id = r["id"].get<std::int64_t>();  // before r is moved from
         records_[side.record_kind][id] = std::move(r);
       }
@@ -201,6 +210,17 @@ class Run {
     Rendered now = side->render(*here, link.uid);
     const bool changed_here = now.hash != link.local_hash;
     if (there == remote_.end()) {
+      // Missing from the listing. Only the member itself answering 404
+      // makes that a deletion: a listing that was not what it seemed must
+      // never delete records here.
+      auto check = dav_.get(link.href);
+      if (auto* f = std::get_if<DavFailure>(&check); !f || f->kind != DavFailure::Kind::not_found) {
+        if (f)
+          note_failure(link.href, *f);
+        else
+          report_.notes.push_back(link.href + ": missing from the listing but still there");
+        return;
+      }
       // Deleted there: delete here (a deletion wins over a change).
       ctx_.db.write([&](store::Conn& conn) {
         side->remove(conn, *link.record_id);
@@ -216,15 +236,42 @@ class Run {
       return;
     }
     if (!changed_here) return;
-    auto put = dav_.put(link.href, now.text, side->content_type, link.etag);
+    push(*side, link, now);
+  }
+
+  // The record changed here: peto's properties go into the member as the
+  // server has it, so what peto does not keep (alarms, more addresses,
+  // photos) stays; the write is conditional on the version just read.
+  void push(const Side& side, const Link& link, const Rendered& now) {
+    auto got = dav_.get(link.href);
+    if (auto* f = std::get_if<DavFailure>(&got)) {
+      if (f->kind != DavFailure::Kind::not_found) note_failure(link.href, *f);
+      return;  // gone meanwhile: the next run sees it
+    }
+    const DavBody& theirs = std::get<DavBody>(got);
+    const std::string etag = theirs.etag.empty() ? link.etag : theirs.etag;
+    auto put = dav_.put(link.href, merge_member(theirs.body, now.text), side.content_type, etag);
     if (auto* f = std::get_if<DavFailure>(&put)) {
-      // 412: it changed there since the listing; the next run reads it.
-      if (f->kind != DavFailure::Kind::precondition) note_failure(link.href, *f);
+      if (f->kind != DavFailure::Kind::precondition) return note_failure(link.href, *f);
+      // Changed there between the read and the write: the next run reads it.
+      report_.add("waiting");
+      report_.notes.push_back(link.href + ": changed on the server while peto wrote it");
       return;
     }
     ctx_.db.query("UPDATE sync_links SET etag = ?, local_hash = ?, synced_at = ? WHERE id = ?",
-                  {std::get<std::string>(put), now.hash, ctx_.clock.now_ms(), link.id});
+                  {etag_after_write(link.href, std::get<std::string>(put)), now.hash,
+                   ctx_.clock.now_ms(), link.id});
     report_.add("pushed");
+  }
+
+  // The member's ETag after peto wrote it: the PUT's answer, or, from a
+  // server that changed the text as it stored it (and so sent none), the
+  // ETag the member now has. "" only when the server never says.
+  std::string etag_after_write(const std::string& href, const std::string& answered) {
+    if (!answered.empty()) return answered;
+    auto got = dav_.get(href);
+    if (auto* b = std::get_if<DavBody>(&got)) return b->etag;
+    return "";
   }
 
   // The member changed there: the record takes its values.
@@ -235,7 +282,9 @@ class Run {
       return;  // gone since the listing: the next run deletes it here
     }
     const DavBody& body = std::get<DavBody>(got);
-    const std::string etag = body.etag.empty() ? remote_[href_key(link.href)].etag : body.etag;
+    // The listing's ETag is the one the next listing is compared with.
+    const std::string listed = remote_[href_key(link.href)].etag;
+    const std::string etag = listed.empty() ? body.etag : listed;
     std::string problem;
     ctx_.db.write([&](store::Conn& conn) {
       Applied applied = side.apply(conn, *link.record_id, body.body);
@@ -269,14 +318,23 @@ class Run {
     seen_remote_.insert(key);
     auto put = dav_.put(href, r.text, side.content_type, etag);
     if (auto* f = std::get_if<DavFailure>(&put); f && f->kind == DavFailure::Kind::precondition) {
-      // Already there (a run that died after its PUT): overwrite it as ours.
+      // Already there (a run that died after its PUT): it is ours.
       auto got = dav_.get(href);
       if (auto* g = std::get_if<DavFailure>(&got)) return note_failure(href, *g);
-      put = dav_.put(href, r.text, side.content_type, std::get<DavBody>(got).etag);
+      const DavBody& theirs = std::get<DavBody>(got);
+      put = dav_.put(href, merge_member(theirs.body, r.text), side.content_type, theirs.etag);
     }
     if (auto* f = std::get_if<DavFailure>(&put)) {
-      if (f->kind != DavFailure::Kind::precondition) note_failure(href, *f);
-      return;
+      if (f->kind == DavFailure::Kind::precondition) return;  // raced: the next run
+      if (f->kind == DavFailure::Kind::failed && f->status >= 400 && f->status < 500) {
+        // The server refuses this one entry (a UID it holds elsewhere, a
+        // type it does not take): said in the report, the rest goes on.
+        report_.add("skipped");
+        report_.notes.push_back(side.record_kind + " " + std::to_string(id) + ": " +
+                                failure_text(*f));
+        return;
+      }
+      return note_failure(href, *f);
     }
     const json& created = record["created_at"];
     ctx_.db.query(
@@ -284,7 +342,7 @@ class Run {
         " href, etag, local_hash, synced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         {ctx_.connection_id, side.record_kind, id,
          created.is_number() ? store::Value(created.get<std::int64_t>()) : store::Value(), uid,
-         href, std::get<std::string>(put), r.hash, ctx_.clock.now_ms()});
+         href, etag_after_write(href, std::get<std::string>(put)), r.hash, ctx_.clock.now_ms()});
     report_.add("uploaded");
   }
 
@@ -309,7 +367,14 @@ class Run {
     bool made = false;
     ctx_.db.write([&](store::Conn& conn) {
       std::optional<json> record;
-      if (side != nullptr && side->create) {
+      // Two members with one UID (a copied card): the first keeps it, the
+      // other is left alone rather than made into a second record.
+      if (side != nullptr && !conn.query("SELECT 1 FROM sync_links WHERE connection_id = ?"
+                                         " AND uid = ?",
+                                         {ctx_.connection_id, uid})
+                                  .empty()) {
+        problem = "has the same UID as another entry";
+      } else if (side != nullptr && side->create) {
         Applied applied = side->create(conn, body.body);
         if (auto* r = std::get_if<json>(&applied))
           record = std::move(*r);
@@ -351,6 +416,7 @@ class Run {
   std::set<std::pair<std::string, std::int64_t>> linked_records_;
   std::set<std::string> seen_remote_;
   bool failed_ = false;
+  bool stopped_ = false;  // past the deadline
 };
 
 }  // namespace

@@ -56,7 +56,7 @@ struct Side {
   std::string extension;    // ".ics", ".vcf"
   std::string content_type;
   // Every record of this side (domain::Record JSON: id, created_at …).
-  std::function<std::vector<nlohmann::json>(store::Conn&)> records;
+  std::function<std::vector<nlohmann::json>()> records;
   // The record as a member named `uid`.
   std::function<Rendered(const nlohmann::json& record, const std::string& uid)> render;
   // The member's UID when its text is this side's (a VTODO for reminders);

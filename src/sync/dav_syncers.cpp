@@ -59,9 +59,9 @@ domain::Input typed(json values, bool partial) {
   return in;
 }
 
-Rendered calendar_text(const CalItem& item) {
-  // DTSTAMP is the only part that changes on every write: hash without it.
-  return {write_calendar({item}, 0), text_hash(write_calendar({item}, 0))};
+Rendered calendar_text(const CalItem& item, Millis now) {
+  // DTSTAMP is the only part that changes on every write: hashed without it.
+  return {write_calendar({item}, now), text_hash(write_calendar({item}, 0))};
 }
 
 template <typename T>
@@ -75,17 +75,18 @@ Side interviews_side(SyncContext& ctx) {
   s.record_kind = "interviews";
   s.extension = ".ics";
   s.content_type = "text/calendar; charset=utf-8";
-  s.records = [&ctx](store::Conn& conn) {
+  s.records = [&ctx] {
     auto list = all_records(ctx, "interviews");
     std::map<std::int64_t, std::string> uids;
     for (const auto& r :
-         conn.query("SELECT id, uid FROM interviews WHERE owner_id = ?", {ctx.owner_id}))
+         ctx.db.query("SELECT id, uid FROM interviews WHERE owner_id = ?", {ctx.owner_id}))
       uids[r.int_at(0)] = r.text(1);
     for (json& r : list) r["uid"] = uids[r["id"].get<std::int64_t>()];
     return list;
   };
   s.render = [&ctx](const json& r, const std::string& uid) {
-    return calendar_text(interview_item(r, uid, interview_title(ctx.language, r)));
+    return calendar_text(interview_item(r, uid, interview_title(ctx.language, r)),
+                         ctx.clock.now_ms());
   };
   s.claims = [&ctx](const std::string& text) -> std::optional<std::string> {
     auto item = read_as(read_calendar(text, ctx.time_zone));
@@ -115,10 +116,11 @@ Side reminders_side(SyncContext& ctx) {
   s.record_kind = "reminders";
   s.extension = ".ics";
   s.content_type = "text/calendar; charset=utf-8";
-  s.records = [&ctx](store::Conn&) { return all_records(ctx, "reminders"); };
-  s.render = [](const json& r, const std::string& uid) {
-    return calendar_text(reminder_item(r, uid));
+  s.records = [&ctx] { return all_records(ctx, "reminders"); };
+  s.render = [&ctx](const json& r, const std::string& uid) {
+    return calendar_text(reminder_item(r, uid), ctx.clock.now_ms());
   };
+
   s.claims = [&ctx](const std::string& text) -> std::optional<std::string> {
     auto item = read_as(read_calendar(text, ctx.time_zone));
     if (!item || item->type != CalItem::Type::todo) return std::nullopt;
@@ -132,6 +134,15 @@ Side reminders_side(SyncContext& ctx) {
     json values = reminder_values(std::get<CalItem>(read));
     const bool done = values.contains("done_at") && !values["done_at"].is_null();
     values.erase("done_at");
+    // DUE is written in whole seconds: the same second is no change (a
+    // changed due time also clears the reminder's announcement).
+    if (id && values.contains("due_at") && values["due_at"].is_number_integer()) {
+      auto now = conn.query("SELECT due_at FROM reminders WHERE id = ? AND owner_id = ?",
+                            {*id, ctx.owner_id});
+      if (!now.empty() && now[0].opt_int(0) &&
+          *now[0].opt_int(0) / 1000 == values["due_at"].get<std::int64_t>() / 1000)
+        values.erase("due_at");
+    }
     domain::Records records(ctx.db, ctx.clock);
     const domain::Kind& k = domain::kind("reminders");
     if (!id && !values.contains("due_at")) return std::string("a task without a due time");
@@ -161,7 +172,7 @@ Side contacts_side(SyncContext& ctx) {
   s.record_kind = "contacts";
   s.extension = ".vcf";
   s.content_type = "text/vcard; charset=utf-8";
-  s.records = [&ctx](store::Conn&) { return all_records(ctx, "contacts"); };
+  s.records = [&ctx] { return all_records(ctx, "contacts"); };
   s.render = [](const json& r, const std::string& uid) {
     std::string text = write_card(contact_card(r, uid));
     return Rendered{text, text_hash(text)};
@@ -215,13 +226,15 @@ class DavSyncer : public Syncer {
             field("username", "sync_field_username", "", FieldSpec::Type::text, false), password,
             interval_field()};
   }
-  ConfigErrors validate(const json& config, const Config&) const override {
+  ConfigErrors validate(const json& config, const Config& instance) const override {
     ConfigErrors errors;
     const std::string text = config.value("url", "");  // the view below points into it
     auto url = boost::urls::parse_uri(text);
     if (!url || (url->scheme() != "http" && url->scheme() != "https") || url->has_userinfo() ||
         url->has_query() || url->has_fragment() || url->host().empty())
       errors["url"] = "sync_error_url";
+    else if (url->scheme() == "http" && !instance.allow_private_destinations)
+      errors["url"] = "sync_error_http";  // Basic credentials would travel in clear
     return errors;
   }
   std::string summary(const json& config) const override { return config.value("url", ""); }

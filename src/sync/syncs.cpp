@@ -1,5 +1,11 @@
 #include "sync/syncs.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
+
 #include "core/log.h"
 #include "engine/gate.h"
 #include "notify/connections.h"
@@ -7,6 +13,20 @@
 namespace peto::sync {
 
 using nlohmann::json;
+
+namespace {
+
+// "Type: message", as Postulo reports an exception a plugin raised.
+std::string exception_text(const std::exception& e) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(
+      abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status), std::free);
+  std::string type = status == 0 && name ? name.get() : typeid(e).name();
+  if (auto colons = type.rfind("::"); colons != std::string::npos) type = type.substr(colons + 2);
+  return type + ": " + e.what();
+}
+
+}  // namespace
 
 json SyncReport::to_json() const {
   json j = {{"counts", counts}, {"notes", notes}, {"error", error}};
@@ -24,7 +44,8 @@ SyncReport SyncReport::from_json(const json& j) {
     for (const auto& note : *n)
       if (note.is_string()) r.notes.push_back(note.get<std::string>());
   if (auto e = j.find("error"); e != j.end() && e->is_string()) r.error = e->get<std::string>();
-  r.already_running = j.value("already_running", false);
+  if (auto a = j.find("already_running"); a != j.end() && a->is_boolean())
+    r.already_running = a->get<bool>();
   return r;
 }
 
@@ -78,11 +99,12 @@ Syncs::Turn Syncs::run_turn(const Due& due) {
     log::info("sync", "already running", {{"connection", due.id}});
     return Turn::already_running;
   }
-  SyncReport report = run_locked(due.id, due.owner_id, started);
+  SyncReport report = run_locked(due.id, due.owner_id, started, kWorkLimit);
   return report.error.empty() ? Turn::ran : Turn::failed;
 }
 
-std::optional<SyncReport> Syncs::run_now(std::int64_t owner, std::int64_t id) {
+std::optional<SyncReport> Syncs::run_now(std::int64_t owner, std::int64_t id,
+                                         std::chrono::milliseconds work_limit) {
   if (db_.query("SELECT 1 FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
                 {id, owner})
           .empty())
@@ -93,7 +115,7 @@ std::optional<SyncReport> Syncs::run_now(std::int64_t owner, std::int64_t id) {
     busy.already_running = true;
     return busy;
   }
-  return run_locked(id, owner, clock_.now_ms());
+  return run_locked(id, owner, clock_.now_ms(), work_limit);
 }
 
 std::optional<SyncReport> Syncs::last_report(std::int64_t owner, std::int64_t id) {
@@ -104,7 +126,8 @@ std::optional<SyncReport> Syncs::last_report(std::int64_t owner, std::int64_t id
   return SyncReport::from_json(json::parse(rows[0].text(0), nullptr, false));
 }
 
-SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started) {
+SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started,
+                             std::chrono::milliseconds work_limit) {
   notify::Connections connections(db_, clock_, config_);
   SyncReport report;
   auto rows = db_.query(
@@ -123,26 +146,35 @@ SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started
   } else if (!settings) {
     report.error = "The connection's secrets cannot be read (was PETO_SECRET_KEY changed?).";
   } else {
-    SyncContext ctx{db_,   clock_,          config_,         http_,    id,
-                    owner, rows[0].text(1), rows[0].text(2), *settings};
+    SyncContext ctx{db_,
+                    clock_,
+                    config_,
+                    http_,
+                    id,
+                    owner,
+                    rows[0].text(1),
+                    rows[0].text(2),
+                    clock_.mono() + work_limit,
+                    *settings};
     if (ctx.time_zone.empty()) ctx.time_zone = "UTC";
     if (ctx.language.empty()) ctx.language = "en";
     try {
       report = syncer->run(ctx);
     } catch (const std::exception& e) {
-      report.error = std::string("Error: ") + e.what();
+      report.error = exception_text(e);
     }
   }
   db_.write([&](store::Conn& conn) {
-    conn.query("UPDATE connections SET synced_at = ?, last_report = ? WHERE id = ?",
-               {started, report.to_json().dump(), id});
+    conn.query(
+        "UPDATE connections SET synced_at = ?, last_report = ? WHERE id = ?",
+        {started, report.to_json().dump(-1, ' ', false, json::error_handler_t::replace), id});
     if (report.unusable)
       connections.retire(conn, id, report.error, true);
     else
       connections.record(conn, id, report.error.empty(), report.error);
   });
   log::info("sync", report.error.empty() ? "sync ran" : "sync failed",
-            {{"connection", id}, {"report", report.to_json()}});
+            {{"connection", id}, {"counts", report.counts}, {"error", report.error}});
   return report;
 }
 

@@ -23,6 +23,7 @@
 // notifier's is.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -70,8 +71,11 @@ struct SyncContext {
   const notify::HttpClient& http;
   std::int64_t connection_id = 0;
   std::int64_t owner_id = 0;
-  std::string time_zone = "UTC";   // the owner's, for floating times
-  std::string language = "en";     // the owner's, for the words peto writes out
+  std::string time_zone = "UTC";  // the owner's, for floating times
+  std::string language = "en";    // the owner's, for the words peto writes out
+  // When the run starts no more items (the monotonic clock): well inside
+  // the lease, so a run never outlives the lease that keeps it single.
+  std::chrono::steady_clock::time_point deadline{};
   const nlohmann::json& settings;  // the connection's config with its secrets
 };
 
@@ -100,6 +104,9 @@ int interval_minutes(const nlohmann::json& config);
 class Syncs {
  public:
   static constexpr auto kLeaseTtl = std::chrono::minutes(15);
+  // A run starts no item after this; an item takes at most a few requests of
+  // DavSettings::timeout (30 s) each, so the run ends before its lease does.
+  static constexpr auto kWorkLimit = std::chrono::minutes(12);
 
   Syncs(store::Db& db, store::Cache& cache, const Clock& clock, const Config& config,
         const notify::HttpClient& http);
@@ -122,15 +129,19 @@ class Syncs {
   // takes the lease, runs the plugin and records the outcome.
   Turn run_turn(const Due& due);
 
-  // "Sync now": no turn claim (the person asked), the same lease. nullopt:
-  // no such sync connection of this owner.
-  std::optional<SyncReport> run_now(std::int64_t owner, std::int64_t id);
+  // "Sync now": no turn claim (the person asked), the same lease. The page
+  // passes a short `work_limit` (it waits for the answer); what is left is
+  // done by the next run. nullopt: no such sync connection of this owner.
+  std::optional<SyncReport> run_now(
+      std::int64_t owner, std::int64_t id,
+      std::chrono::milliseconds work_limit = std::chrono::milliseconds(kWorkLimit));
 
   // The last report saved on a connection (empty when it never ran).
   std::optional<SyncReport> last_report(std::int64_t owner, std::int64_t id);
 
  private:
-  SyncReport run_locked(std::int64_t id, std::int64_t owner, Millis started);
+  SyncReport run_locked(std::int64_t id, std::int64_t owner, Millis started,
+                        std::chrono::milliseconds work_limit);
   store::Db& db_;
   store::Cache& cache_;
   const Clock& clock_;

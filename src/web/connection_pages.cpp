@@ -36,6 +36,9 @@ using notify::FieldSpec;
 using notify::PluginSpec;
 
 constexpr int kInboxPageSize = 50;
+// How long "Sync now" starts new entries while the person waits; the next
+// scheduled run does the rest.
+constexpr auto kSyncNowLimit = std::chrono::seconds(20);
 constexpr const char* kListPath = "/profile/connections";
 
 const Config& config_of(const Site& site) {
@@ -269,7 +272,9 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     std::string key = s.synced->already_running ? "sync_now_busy"
                       : s.synced->error.empty() ? "sync_now_done"
                                                 : "sync_now_failed";
-    data["flash"] = {{"kind", s.synced->error.empty() ? "success" : "error"},
+    data["flash"] = {{"kind", s.synced->already_running ? "info"
+                              : s.synced->error.empty() ? "success"
+                                                        : "error"},
                      {"message", site.catalogue().text(v.language, key)}};
   }
   return site.render(r, v, status, "connection_form", data);
@@ -421,13 +426,13 @@ Response post_test(Site& site, Request& r, const Visitor& v) {
 
 // "Sync now": runs the sync in this request under the connection's lease, so
 // it never runs beside a scheduler's run of the same connection (that one
-// answers "already running").
+// answers "already running"). It starts entries for kSyncNowLimit at most.
 Response post_sync(Site& site, Request& r, const Visitor& v) {
   auto found = owned(site, r, v);
   if (!found || found->second.kind != "sync") return site.not_found(r, v);
   store::Cache cache(site.db(), site.clock());
   sync::Syncs syncs(site.db(), cache, site.clock(), config_of(site), http_client());
-  auto report = syncs.run_now(v.account.id, found->first.id);
+  auto report = syncs.run_now(v.account.id, found->first.id, kSyncNowLimit);
   if (!report) return site.not_found(r, v);
   log::info("web", "sync run from the page",
             {{"user", v.account.id}, {"connection", found->first.id}});

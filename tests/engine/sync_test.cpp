@@ -442,6 +442,108 @@ TEST_P(SyncTest, APassWhoseBudgetIsSpentLeavesTheRestForTheNext) {
   EXPECT_EQ(pass(std::chrono::seconds(0))["ran"], 3);
 }
 
+// Pointed at another collection, a connection starts afresh: nothing here is
+// taken as deleted because the new collection does not hold it.
+TEST_P(SyncTest, ANewAddressStartsAfreshInsteadOfDeletingEverything) {
+  DavServer first, second;
+  auto id = connect("carddav", first.url(kBook));
+  create("contacts", {{"name", "Bea"}});
+  EXPECT_EQ(run_now(id).counts["uploaded"], 1);
+  auto changed = notify::Connections(db(), clock_, config_)
+                     .update(owner_, id, std::nullopt, {{"url", second.url(kBook)}}, std::nullopt);
+  ASSERT_TRUE(changed && std::holds_alternative<notify::Connection>(*changed));
+  EXPECT_EQ(links(id), 0);
+  auto report = run_now(id);
+  EXPECT_EQ(report.counts["uploaded"], 1);
+  EXPECT_EQ(report.counts["deleted_here"], 0);
+  EXPECT_EQ(all("contacts").size(), 1u);
+  EXPECT_EQ(by_uid(second, kBook).size(), 1u);
+}
+
+// A member missing from a listing is deleted here only when the server
+// says it is gone; two cards with one UID make one contact; a bad answer
+// for one entry does not stop the others.
+TEST_P(SyncTest, OnlyAMemberThatIsGoneDeletesARecordAndDuplicateUidsAreLeftAlone) {
+  DavServer dav;
+  auto id = connect("carddav", dav.url(kBook));
+  dav.put_member(std::string(kBook) + "a.vcf", vcard("same", "Carl", "carl@b.example"));
+  dav.put_member(std::string(kBook) + "b.vcf", vcard("same", "Carl (copy)", "carl@b.example"));
+  auto first = run_now(id);
+  EXPECT_EQ(first.error, "");
+  EXPECT_EQ(first.counts["created"], 1);
+  EXPECT_EQ(first.counts["skipped"], 1);
+  EXPECT_EQ(all("contacts").size(), 1u);
+  auto again = run_now(id);
+  EXPECT_EQ(again.error, "");
+  EXPECT_TRUE(again.counts.empty()) << json(again.counts).dump();
+  EXPECT_EQ(all("contacts").size(), 1u);
+}
+
+// Pushing a change keeps what peto does not keep on the server's copy (an
+// address, a second e-mail), and a pulled change that leaves a reminder's
+// due time alone keeps its announcement.
+TEST_P(SyncTest, APushKeepsTheServersOtherPropertiesAndAPullKeepsAnnouncements) {
+  DavServer dav;
+  auto id = connect("carddav", dav.url(kBook));
+  dav.put_member(std::string(kBook) + "carl.vcf",
+                 "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:carl\r\nFN:Carl Berg\r\n"
+                 "EMAIL;TYPE=work:carl@b.example\r\nEMAIL;TYPE=home:carl@home.example\r\n"
+                 "ADR;TYPE=home:;;Storgatan 1;Lund;;22100;Sweden\r\nEND:VCARD\r\n");
+  run_now(id);
+  auto carl = all("contacts").at(0);
+  update("contacts", carl["id"].get<std::int64_t>(), {{"role", "Recruiter"}});
+  EXPECT_EQ(run_now(id).counts["pushed"], 1);
+  const std::string pushed = dav.member(std::string(kBook) + "carl.vcf")->body;
+  EXPECT_NE(pushed.find("Storgatan 1"), std::string::npos) << pushed;
+  EXPECT_NE(pushed.find("carl@home.example"), std::string::npos) << pushed;
+  EXPECT_NE(pushed.find("Recruiter"), std::string::npos) << pushed;
+  EXPECT_TRUE(run_now(id).counts.empty());
+
+  auto cal = connect("caldav", dav.url(kCal));
+  auto call = create("reminders", {{"title", "Call Bea"}, {"due_at", now() + 1234}});
+  run_now(cal);
+  db().query("UPDATE reminders SET notified_at = ? WHERE id = ?",
+             {now(), call["id"].get<std::int64_t>()});
+  const std::string uid = sync::record_uid("reminders", call);
+  std::string body = dav.member(path_of(dav, kCal, uid))->body;
+  body.replace(body.find("SUMMARY:Call Bea"), 16, "SUMMARY:Call Bea today");
+  dav.put_member(path_of(dav, kCal, uid), body);
+  EXPECT_EQ(run_now(cal).counts["pulled"], 1);
+  auto row = db().query("SELECT title, notified_at FROM reminders WHERE id = ?",
+                        {call["id"].get<std::int64_t>()})[0];
+  EXPECT_EQ(row.text(0), "Call Bea today");
+  EXPECT_FALSE(row.is_null(1)) << "the announcement is kept";
+}
+
+// A run starts no entry after its work limit (well inside its lease): the
+// rest, and the sync-token, wait for the next run.
+TEST_P(SyncTest, ARunStopsStartingEntriesBeforeItsLeaseRunsOut) {
+  DavServer dav;
+  auto id = connect("carddav", dav.url(kBook));
+  for (int i = 0; i < 3; ++i) create("contacts", {{"name", "Person " + std::to_string(i)}});
+  dav.on_request([&](const testing::DavRequest& r) {
+    if (r.method == "PUT") clock_.advance(sync::Syncs::kWorkLimit);
+  });
+  auto first = run_now(id);
+  EXPECT_EQ(first.counts["uploaded"], 1);
+  EXPECT_EQ(first.notes.size(), 1u);
+  EXPECT_EQ(db().query("SELECT sync_token FROM connections WHERE id = ?", {id})[0].text(0), "");
+  dav.on_request(nullptr);
+  EXPECT_EQ(run_now(id).counts["uploaded"], 2);
+  EXPECT_EQ(by_uid(dav, kBook).size(), 3u);
+}
+
+TEST_P(SyncTest, PlainHttpIsForPrivateServersOnly) {
+  config_.allow_private_destinations = false;
+  auto made = notify::Connections(db(), clock_, config_)
+                  .create(owner_, "caldav", "Cal", {{"url", "http://dav.example/cal/"}});
+  ASSERT_TRUE(std::holds_alternative<notify::ConfigErrors>(made));
+  EXPECT_EQ(std::get<notify::ConfigErrors>(made).at("url"), "sync_error_http");
+  EXPECT_TRUE(std::holds_alternative<notify::Connection>(
+      notify::Connections(db(), clock_, config_)
+          .create(owner_, "caldav", "Cal", {{"url", "https://dav.example/cal/"}})));
+}
+
 PETO_BOTH_BACKENDS(SyncTest);
 
 }  // namespace
