@@ -16,6 +16,8 @@
 #include <cstring>
 #include <map>
 
+#include "core/token.h"
+
 namespace peto::sync {
 
 namespace {
@@ -25,14 +27,6 @@ constexpr std::size_t kMaxDepth = 64;
 // Truncated sync answers followed in one changes_since(); what is left comes
 // from the token of the last one, next time.
 constexpr int kMaxSyncPages = 100;
-
-std::string base64(std::string_view bytes) {
-  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                    bytes.size(), sodium_base64_VARIANT_ORIGINAL);
-  out.resize(out.size() - 1);  // the terminating NUL
-  return out;
-}
 
 std::string xml_escape(std::string_view s) {
   std::string out;
@@ -301,14 +295,14 @@ DavFailure member_failure(int status, const std::string& host, const std::string
     return failure(DavFailure::Kind::unusable, status,
                    host + " refused the user name and password (401).");
   if (status == 403) {
-    // CalDAV and CardDAV refuse one item with 403 and a DAV:error body
-    // naming the precondition (valid-calendar-data, no-uid-conflict, …):
-    // the item's problem, not the connection's.
+    // A member refused is that member's problem, not the connection's:
+    // CalDAV and CardDAV name the precondition it breaks in a DAV:error body
+    // (valid-calendar-data, no-uid-conflict, …); a bare 403 refuses the
+    // entry all the same (read-only, another owner's).
     std::string why = MultiStatusReader::error_precondition(body);
     if (!why.empty())
       return failure(DavFailure::Kind::failed, status, host + " refused the item (" + why + ").");
-    return failure(DavFailure::Kind::unusable, status,
-                   host + " refused the user name and password (403).");
+    return failure(DavFailure::Kind::failed, status, host + " refused the item (403).");
   }
   if (status == 404 || status == 410)
     return failure(DavFailure::Kind::not_found, status,
@@ -397,27 +391,69 @@ std::string resolve_href(const std::string& collection_url, const std::string& h
   return resolved.empty() ? "/" : resolved;
 }
 
-std::string decoded_path(const std::string& path) {
-  auto ref = boost::urls::parse_relative_ref(path);
-  return ref ? std::string(ref->path()) : path;
+// `path` with its percent escapes decoded; nullopt when an escape is broken.
+std::optional<std::string> decoded_path(std::string_view path) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') {
+      out += path[i];
+      continue;
+    }
+    if (path.size() - i < 3) return std::nullopt;
+    int hi = digit(path[i + 1]);
+    int lo = digit(path[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+// True when `href` (an absolute path) names the collection itself, whose
+// decoded path without its final slash is `self`.
+bool names_collection(const std::string& href, const std::string& self) {
+  auto path = decoded_path(href);
+  return path && without_slash(*path) == self;
+}
+
+// True when `href` (an absolute path) names an entry directly inside the
+// collection whose decoded path is `self_dir` (ending in '/'), compared
+// decoded: "/cal/work/a.ics" in "/cal/work/", but neither "/cal/other/a.ics",
+// "/cal/work/sub/a.ics", "//cal/work/a.ics" nor "/cal/work/%2E%2E". Whatever
+// a server lists, peto reads, writes and deletes only there with the
+// person's credentials.
+bool directly_inside(const std::string& href, const std::string& self_dir) {
+  auto path = decoded_path(href);
+  if (!path || !path->starts_with(self_dir)) return false;
+  std::string_view name = std::string_view(*path).substr(self_dir.size());
+  if (name.empty() || name == "." || name == "..") return false;
+  return name.find_first_of("/\\") == std::string_view::npos;
 }
 
 // The members of a Multi-Status (neither the collection itself nor a
-// sub-collection) and, with `with_removed`, the hrefs reported gone (404).
-// True when the collection's own response says 507: the server cut the
-// changes short and has more from the token it gave (RFC 6578 §3.6).
+// sub-collection, nor anything outside the collection) and, with
+// `with_removed`, the hrefs reported gone (404). True when the collection's
+// own response says 507: the server cut the answer short (RFC 6578 §3.6).
 bool collect(const MultiStatus& ms, const std::string& collection_url,
              const std::string& collection_path, DavListing& out, bool with_removed) {
-  const std::string self = without_slash(decoded_path(collection_path));
+  const std::string self = without_slash(decoded_path(collection_path).value_or(collection_path));
+  const std::string self_dir = self == "/" ? self : self + "/";
   bool truncated = false;
   for (const auto& r : ms.responses) {
     std::string href = resolve_href(collection_url, r.href);
     if (href.empty()) continue;
-    if (without_slash(decoded_path(href)) == self) {
+    if (names_collection(href, self)) {
       truncated = truncated || r.status == 507;
       continue;
     }
     if (href.back() == '/') continue;  // a sub-collection
+    if (!directly_inside(href, self_dir)) continue;
     if (with_removed && r.status == 404) {
       out.removed.push_back(href);
     } else if (r.found && !r.collection) {
@@ -452,16 +488,28 @@ std::variant<DavListing, DavFailure> DavClient::list() const {
     return failure(DavFailure::Kind::failed, r.status,
                    host + " sent a collection listing peto cannot read.");
   DavListing out;
-  const std::string self = without_slash(decoded_path(path_));
+  const std::string self = without_slash(decoded_path(path_).value_or(path_));
+  // A server that writes the collection's path differently from the address
+  // (another prefix, another case) would make every member look new and
+  // every linked one deleted: its answer must name the collection itself.
+  bool named = false;
   for (const auto& resp : ms->responses) {
     std::string href = resolve_href(settings_.url, resp.href);
-    if (href.empty() || without_slash(decoded_path(href)) != self) continue;
+    if (href.empty() || !names_collection(href, self)) continue;
+    named = true;
     if (resp.found && !resp.collection)
       return failure(DavFailure::Kind::unusable, r.status,
                      host + " has an item, not a collection, at this address.");
-    out.sync_token = resp.sync_token;
+    if (!resp.sync_token.empty()) out.sync_token = resp.sync_token;
   }
-  collect(*ms, settings_.url, path_, out, false);
+  if (!named)
+    return failure(DavFailure::Kind::unusable, r.status,
+                   host + " does not answer for a collection at this address.");
+  // A member missing from a full listing is taken as deleted: a listing cut
+  // short is no listing.
+  if (collect(*ms, settings_.url, path_, out, false))
+    return failure(DavFailure::Kind::failed, 507,
+                   host + "'s listing was cut short (507); peto tries again next time.");
   return out;
 }
 

@@ -73,8 +73,12 @@ class DavClient {
   DavClient(const notify::HttpClient& http, DavSettings settings);
 
   // PROPFIND Depth: 1 asking for DAV:getetag and DAV:sync-token (and
-  // DAV:resourcetype, so sub-collections are skipped): every member but the
-  // collection itself. unusable when the URL is not a collection.
+  // DAV:resourcetype, so sub-collections are skipped): every member directly
+  // inside the collection (paths compared decoded; the collection itself and
+  // any href elsewhere on the server are left out). unusable
+  // when the URL is not a collection or the answer does not name the
+  // collection itself; failed when the server cut the listing short (507),
+  // since a member missing from a full listing is taken as deleted.
   std::variant<DavListing, DavFailure> list() const;
 
   // REPORT DAV:sync-collection (RFC 6578) from `token`, sync-level 1,

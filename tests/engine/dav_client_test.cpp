@@ -315,9 +315,133 @@ TEST_F(DavClientTest, AnItemTheServerRefusesIsNotARefusedConnection) {
   EXPECT_EQ(item.kind, Kind::failed);
   EXPECT_EQ(item.status, 403);
   EXPECT_NE(item.message.find("valid-calendar-data"), std::string::npos) << item.message;
-  // A bare 403 is the account's: no write is allowed.
+  EXPECT_EQ(failure_of(dav.get("/dav/cal/a.ics")).kind, Kind::failed);
+  ASSERT_TRUE(dav.remove("/dav/cal/a.ics", "\"1\""));
+  EXPECT_EQ(dav.remove("/dav/cal/a.ics", "\"1\"")->kind, Kind::failed);
+
+  // A bare 403 on one member refuses that member too (read-only, another
+  // owner's), never the whole connection.
   server.set_status(403);
-  EXPECT_EQ(failure_of(dav.put("/dav/cal/a.ics", "x", "text/calendar", "")).kind, Kind::unusable);
+  auto bare = failure_of(dav.put("/dav/cal/a.ics", "x", "text/calendar", ""));
+  EXPECT_EQ(bare.kind, Kind::failed);
+  EXPECT_EQ(bare.status, 403);
+  EXPECT_EQ(bare.message, "127.0.0.1 refused the item (403).");
+  EXPECT_EQ(failure_of(dav.get("/dav/cal/a.ics")).kind, Kind::failed);
+  ASSERT_TRUE(dav.remove("/dav/cal/a.ics", ""));
+  EXPECT_EQ(dav.remove("/dav/cal/a.ics", "")->kind, Kind::failed);
+
+  // On the collection itself, 403 is the connection's.
+  EXPECT_EQ(failure_of(dav.list()).kind, Kind::unusable);
+  auto delta = dav.changes_since("http://peto.test/sync/0");
+  ASSERT_TRUE(delta);
+  EXPECT_EQ(failure_of(*delta).kind, Kind::unusable);
+}
+
+TEST_F(DavClientTest, AListingCutShortIsAFailureNotAListing) {
+  // RFC 6578 §3.6's way to say "there is more": 507 on the collection's own
+  // response. A member missing from a full listing reads as deleted, so a
+  // partial one must not pass as full.
+  server.set_status(
+      207,
+      "<?xml version=\"1.0\"?><d:multistatus xmlns:d=\"DAV:\">"
+      "<d:response><d:href>/dav/cal/</d:href><d:propstat><d:prop><d:resourcetype>"
+      "<d:collection/></d:resourcetype></d:prop><d:status>HTTP/1.1 200 OK</d:status>"
+      "</d:propstat></d:response>"
+      "<d:response><d:href>/dav/cal/a.ics</d:href><d:propstat><d:prop><d:getetag>\"1\""
+      "</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
+      "<d:response><d:href>/dav/cal/</d:href>"
+      "<d:status>HTTP/1.1 507 Insufficient Storage</d:status></d:response>"
+      "</d:multistatus>");
+  DavClient dav(http, settings());
+  auto f = failure_of(dav.list());
+  EXPECT_EQ(f.kind, Kind::failed);
+  EXPECT_EQ(f.status, 507);
+  EXPECT_NE(f.message.find("listing was cut short"), std::string::npos) << f.message;
+}
+
+TEST_F(DavClientTest, AListingThatDoesNotNameTheCollectionIsUnusable) {
+  // The server writes its paths under another prefix than the address typed
+  // in: none of its answers names "/dav/cal/", so every member would look
+  // new and every linked one deleted.
+  const std::string members =
+      "<d:response><d:href>/dav/cal/a.ics</d:href><d:propstat><d:prop><d:getetag>\"1\""
+      "</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>";
+  server.set_status(207,
+                    "<?xml version=\"1.0\"?><d:multistatus xmlns:d=\"DAV:\">"
+                    "<d:response><d:href>/remote.php/dav/cal/</d:href><d:propstat><d:prop>"
+                    "<d:resourcetype><d:collection/></d:resourcetype></d:prop>"
+                    "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>" +
+                        members + "</d:multistatus>");
+  DavClient dav(http, settings());
+  auto f = failure_of(dav.list());
+  EXPECT_EQ(f.kind, Kind::unusable);
+  EXPECT_NE(f.message.find("collection"), std::string::npos) << f.message;
+
+  // Named with its escapes written otherwise ("%63al" is "cal"), it is the same
+  // collection.
+  server.set_status(207,
+                    "<?xml version=\"1.0\"?><d:multistatus xmlns:d=\"DAV:\">"
+                    "<d:response><d:href>/dav/%63al</d:href><d:propstat><d:prop>"
+                    "<d:resourcetype><d:collection/></d:resourcetype></d:prop>"
+                    "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>" +
+                        members + "</d:multistatus>");
+  auto got = dav.list();
+  ASSERT_TRUE(std::holds_alternative<DavListing>(got)) << failure_of(got).message;
+  EXPECT_EQ(hrefs(std::get<DavListing>(got)), (std::vector<std::string>{"/dav/cal/a.ics"}));
+}
+
+TEST_F(DavClientTest, HrefsOutsideTheCollectionAreIgnored) {
+  // A server cannot make peto read, write or delete elsewhere with the
+  // person's credentials: only entries directly inside the collection count.
+  auto member = [](const std::string& href) {
+    return "<d:response><d:href>" + href +
+           "</d:href><d:propstat><d:prop><d:getetag>\"1\"</d:getetag></d:prop>"
+           "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>";
+  };
+  auto gone = [](const std::string& href) {
+    return "<d:response><d:href>" + href +
+           "</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response>";
+  };
+  const std::string outside[] = {"/dav/book/c.vcf",
+                                 "/admin/users",
+                                 "../book/d.vcf",
+                                 "/dav/cal/../book/e.vcf",
+                                 "/dav/cal/%2E%2E",
+                                 "/dav/cal/..%2Fbook%2Ff.vcf",
+                                 "/dav/cal/..%5Cbook%5Cg.vcf",
+                                 "/dav/cal/sub/h.ics",
+                                 "//dav/cal/i.ics",
+                                 "/dav/calendar/j.ics",
+                                 "/dav/cal/%zz.ics"};
+  std::string listing =
+      "<?xml version=\"1.0\"?><d:multistatus xmlns:d=\"DAV:\">"
+      "<d:response><d:href>/dav/cal/</d:href><d:propstat><d:prop><d:resourcetype>"
+      "<d:collection/></d:resourcetype><d:sync-token>tok-1</d:sync-token></d:prop>"
+      "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>";
+  std::string changes = "<?xml version=\"1.0\"?><d:multistatus xmlns:d=\"DAV:\">";
+  for (const auto& h : outside) {
+    listing += member(h);
+    changes += member(h) + gone(h);
+  }
+  listing += member("/dav/cal/a.ics") + member("http://elsewhere.example/dav/cal/b.ics") +
+             member("/dav/%63al/c.ics") + "</d:multistatus>";
+  changes += member("/dav/cal/a.ics") + gone("/dav/cal/z.ics") +
+             "<d:sync-token>tok-2</d:sync-token></d:multistatus>";
+
+  DavClient dav(http, settings());
+  server.set_status(207, listing);
+  auto got = dav.list();
+  ASSERT_TRUE(std::holds_alternative<DavListing>(got)) << failure_of(got).message;
+  // An absolute URL keeps only its path: peto asks its own server for it.
+  EXPECT_EQ(hrefs(std::get<DavListing>(got)),
+            (std::vector<std::string>{"/dav/%63al/c.ics", "/dav/cal/a.ics", "/dav/cal/b.ics"}));
+
+  server.set_status(207, changes);
+  auto delta = dav.changes_since("tok-1");
+  ASSERT_TRUE(delta);
+  ASSERT_TRUE(std::holds_alternative<DavListing>(*delta)) << failure_of(*delta).message;
+  EXPECT_EQ(hrefs(std::get<DavListing>(*delta)), (std::vector<std::string>{"/dav/cal/a.ics"}));
+  EXPECT_EQ(std::get<DavListing>(*delta).removed, (std::vector<std::string>{"/dav/cal/z.ics"}));
 }
 
 TEST_F(DavClientTest, APrivateAddressIsRefusedWithoutARequest) {

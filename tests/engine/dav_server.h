@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "core/token.h"
 #include "tests/web/web_server.h"
 #include "web/router.h"
 
@@ -87,13 +88,8 @@ class DavServer {
 
   // Every request must then carry these credentials, else 401.
   void expect_basic(const std::string& user, const std::string& password) {
-    std::string raw = user + ":" + password;
-    std::string out(sodium_base64_encoded_len(raw.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
-    sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(raw.data()),
-                      raw.size(), sodium_base64_VARIANT_ORIGINAL);
-    out.resize(out.size() - 1);
     std::lock_guard lock(mutex_);
-    authorization_ = "Basic " + out;
+    authorization_ = "Basic " + base64(user + ":" + password);
   }
   // 0: answer as a server would; else every request gets this status and
   // body (sent as XML when it starts with '<').
