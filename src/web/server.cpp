@@ -6,6 +6,8 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -40,6 +42,33 @@ class Session;
 // start a header or a body of its own.
 bool header_safe(std::string_view text) {
   return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+// A request path as the logs show it: the segment after every "/feeds/"
+// (a calendar feed's secret token, /feeds/<token>/calendar.ics) becomes "…",
+// so whoever reads the logs cannot subscribe to someone's feed.
+std::string path_for_log(std::string_view path) {
+  constexpr std::string_view kFeeds = "/feeds/";
+  std::string out;
+  std::size_t from = 0;
+  for (auto at = path.find(kFeeds); at != std::string_view::npos; at = path.find(kFeeds, from)) {
+    std::size_t start = at + kFeeds.size();
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    out += path.substr(from, start - from);
+    if (end > start) out += "…";
+    from = end;
+  }
+  out += path.substr(from);
+  return out;
+}
+
+// The path of a raw request target for the logs: decoded as the router sees
+// it (so "/%66eeds/…" is redacted too), without its query.
+std::string target_for_log(std::string_view target) {
+  auto url = boost::urls::parse_origin_form(target);
+  if (url) return path_for_log(url->path());
+  return path_for_log(target.substr(0, target.find('?')));
 }
 
 }  // namespace
@@ -375,7 +404,7 @@ void Session::refuse(Response response) {
   const auto& h = parser_->get();
   log::debug(kLogger, "upload refused before its body",
              {{"method", std::string(h.method_string())},
-              {"path", std::string(h.target())},
+              {"path", target_for_log(h.target())},
               {"status", response.status},
               {"remote", remote_}});
   write(std::move(response), false, Then::linger, h.version());
@@ -412,7 +441,7 @@ void Session::answer_spooled() {
                                                                   started);
   log::debug(kLogger, "request",
              {{"method", request.method},
-              {"path", request.path},
+              {"path", path_for_log(request.path)},
               {"status", response.status},
               {"ms", ms.count()},
               {"spooled", true},
@@ -448,7 +477,7 @@ void Session::answer() {
                                                                   started);
   log::debug(kLogger, "request",
              {{"method", request.method},
-              {"path", request.path},
+              {"path", path_for_log(request.path)},
               {"status", response.status},
               {"ms", ms.count()},
               {"bytes", response.body.size()},
@@ -465,12 +494,14 @@ Response Session::respond(Request& request) {
     }
     return router.dispatch(request);
   } catch (const std::exception& e) {
-    log::error(kLogger, "request failed",
-               {{"method", request.method}, {"path", request.path}, {"error", e.what()}});
-  } catch (...) {
     log::error(
         kLogger, "request failed",
-        {{"method", request.method}, {"path", request.path}, {"error", "unknown exception"}});
+        {{"method", request.method}, {"path", path_for_log(request.path)}, {"error", e.what()}});
+  } catch (...) {
+    log::error(kLogger, "request failed",
+               {{"method", request.method},
+                {"path", path_for_log(request.path)},
+                {"error", "unknown exception"}});
   }
   const std::string detail =
       "Something went wrong on our side. It has been logged; please try again later.";
@@ -497,7 +528,7 @@ void Session::send_error(int status, const std::string& title, const std::string
   if (!retry_after.empty()) response.set_header("Retry-After", retry_after);
   log::debug(kLogger, "request refused",
              {{"method", request.method},
-              {"path", request.path},
+              {"path", path_for_log(request.path)},
               {"status", status},
               {"remote", remote_}});
   write(std::move(response), request.method == "HEAD", Then::linger, 11);
