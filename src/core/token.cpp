@@ -27,4 +27,12 @@ std::string sha256_hex(std::string_view data) {
   return hex;
 }
 
+std::string base64(std::string_view bytes) {
+  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
+  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                    bytes.size(), sodium_base64_VARIANT_ORIGINAL);
+  out.resize(out.size() - 1);  // the terminating NUL
+  return out;
+}
+
 }  // namespace peto

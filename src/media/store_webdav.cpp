@@ -14,6 +14,7 @@
 #include <cctype>
 #include <optional>
 
+#include "core/token.h"
 #include "media/stores.h"
 
 namespace peto::media {
@@ -21,14 +22,6 @@ namespace peto::media {
 namespace {
 
 using nlohmann::json;
-
-std::string base64(std::string_view bytes) {
-  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                    bytes.size(), sodium_base64_VARIANT_ORIGINAL);
-  out.resize(out.size() - 1);  // the terminating NUL
-  return out;
-}
 
 // Percent-encodes one path segment.
 std::string encode_segment(std::string_view s) {

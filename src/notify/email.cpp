@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/token.h"
 #include "core/utf8.h"
 #include "notify/builtin.h"
 #include "notify/destination.h"
@@ -54,14 +55,6 @@ bool is_ascii(std::string_view s) {
   for (char ch : s)
     if (static_cast<unsigned char>(ch) >= 128) return false;
   return true;
-}
-
-std::string base64(std::string_view bytes) {
-  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                    bytes.size(), sodium_base64_VARIANT_ORIGINAL);
-  out.resize(std::strlen(out.c_str()));
-  return out;
 }
 
 // RFC 2047 "B" encoded words of at most 39 bytes of whole UTF-8 characters
