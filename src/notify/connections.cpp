@@ -6,8 +6,10 @@
 
 #include "core/i18n.h"
 #include "core/log.h"
+#include "engine/gate.h"
 #include "media/stores.h"
 #include "media/uploads.h"
+#include "store/cache.h"
 #include "sync/syncs.h"
 
 namespace peto::notify {
@@ -357,6 +359,16 @@ std::variant<Connection, ConfigErrors> Connections::create_in(store::Conn& conn,
 std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
     std::int64_t owner, std::int64_t id, const std::optional<std::string>& label,
     const json& values, std::optional<bool> enabled) {
+  // A sync's lease, taken before the transaction (the cache writes on its
+  // own connection): held, no run of it can start or be going meanwhile.
+  store::Cache cache(db_, clock_);
+  const bool is_sync =
+      !db_.query("SELECT 1 FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
+                 {id, owner})
+           .empty();
+  std::optional<engine::KeyLease> sync_lease =
+      is_sync ? engine::KeyLease::take(cache, "sync:" + std::to_string(id), sync::Syncs::kLeaseTtl)
+              : std::nullopt;
   auto conn = db_.acquire();
   return store::with_write(
       *conn, [&](store::Conn& c) -> std::optional<std::variant<Connection, ConfigErrors>> {
@@ -384,12 +396,16 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
         if (!errors.empty()) return errors;
         auto [config, secrets] = split(*n, std::get<json>(merged));
         bool on = enabled.value_or(current.enabled);
-        // A sync pointed at another collection (or account) starts afresh:
-        // its links name the old collection's members, and against the new
-        // one they would read as deletions there.
+        // A sync pointed at another collection starts afresh: its links name
+        // the old collection's members, and against the new one they would
+        // read as deletions there. Only while no run of it is going, which
+        // would write old links after the reset.
         if (n->kind == "sync" &&
-            (config.value("url", "") != current.config.value("url", "") ||
-             config.value("username", "") != current.config.value("username", ""))) {
+            !sync::same_collection(config.value("url", ""), current.config.value("url", ""))) {
+          if (!sync_lease) {
+            errors["url"] = "sync_error_running";
+            return errors;
+          }
           c.query("DELETE FROM sync_links WHERE connection_id = ?", {id});
           c.query("UPDATE connections SET sync_token = '' WHERE id = ?", {id});
         }

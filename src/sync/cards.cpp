@@ -614,7 +614,8 @@ std::optional<std::string> merge_texts(std::string_view theirs, std::string_view
     owned = {"DTSTART",  "DTEND",       "DURATION", "SUMMARY",
              "LOCATION", "DESCRIPTION", "STATUS",   "DTSTAMP"};
   else if (o.name == "VTODO")
-    owned = {"SUMMARY", "DUE", "COMPLETED", "STATUS", "DTSTAMP"};
+    // DURATION too: a task may not have both DUE and DURATION (RFC 5545).
+    owned = {"SUMMARY", "DUE", "DURATION", "COMPLETED", "STATUS", "DTSTAMP"};
   else
     owned = {"FN", "N", "TITLE", "ORG", "NOTE"};
   auto has = [](const ItemSpan& span, std::string_view name) {

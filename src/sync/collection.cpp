@@ -248,9 +248,11 @@ class Run {
       if (f->kind != DavFailure::Kind::not_found) note_failure(link.href, *f);
       return;  // gone meanwhile: the next run sees it
     }
+    // Conditional on the version the decision was made on: a member changed
+    // there since the listing answers 412 and is pulled next run.
     const DavBody& theirs = std::get<DavBody>(got);
-    const std::string etag = theirs.etag.empty() ? link.etag : theirs.etag;
-    auto put = dav_.put(link.href, merge_member(theirs.body, now.text), side.content_type, etag);
+    auto put =
+        dav_.put(link.href, merge_member(theirs.body, now.text), side.content_type, link.etag);
     if (auto* f = std::get_if<DavFailure>(&put)) {
       if (f->kind != DavFailure::Kind::precondition) return note_failure(link.href, *f);
       // Changed there between the read and the write: the next run reads it.
@@ -312,11 +314,10 @@ class Run {
     const std::string uid = record_uid(side.record_kind, record);
     const std::string href = dav_.href_for(uid, side.extension);
     Rendered r = side.render(record, uid);
-    const std::string key = href_key(href);
-    std::string etag;
-    if (auto it = remote_.find(key); it != remote_.end()) etag = it->second.etag;
-    seen_remote_.insert(key);
-    auto put = dav_.put(href, r.text, side.content_type, etag);
+    seen_remote_.insert(href_key(href));
+    // Create only: a member already there (a run that died after its PUT)
+    // answers 412 and is merged below, never overwritten blind.
+    auto put = dav_.put(href, r.text, side.content_type, "");
     if (auto* f = std::get_if<DavFailure>(&put); f && f->kind == DavFailure::Kind::precondition) {
       // Already there (a run that died after its PUT): it is ours.
       auto got = dav_.get(href);
@@ -326,12 +327,14 @@ class Run {
     }
     if (auto* f = std::get_if<DavFailure>(&put)) {
       if (f->kind == DavFailure::Kind::precondition) return;  // raced: the next run
-      if (f->kind == DavFailure::Kind::failed && f->status >= 400 && f->status < 500) {
+      if (f->kind == DavFailure::Kind::failed && f->status >= 400 && f->status < 500 &&
+          f->status != 408 && f->status != 425 && f->status != 429) {
         // The server refuses this one entry (a UID it holds elsewhere, a
         // type it does not take): said in the report, the rest goes on.
         report_.add("skipped");
         report_.notes.push_back(side.record_kind + " " + std::to_string(id) + ": " +
                                 failure_text(*f));
+        refused_uids_.insert(uid);  // a member elsewhere with this UID is not a new record
         return;
       }
       return note_failure(href, *f);
@@ -369,10 +372,12 @@ class Run {
       std::optional<json> record;
       // Two members with one UID (a copied card): the first keeps it, the
       // other is left alone rather than made into a second record.
-      if (side != nullptr && !conn.query("SELECT 1 FROM sync_links WHERE connection_id = ?"
-                                         " AND uid = ?",
-                                         {ctx_.connection_id, uid})
-                                  .empty()) {
+      if (side != nullptr && refused_uids_.count(uid)) {
+        problem = "has the UID of a record the server refused under it";
+      } else if (side != nullptr && !conn.query("SELECT 1 FROM sync_links WHERE connection_id = ?"
+                                                " AND uid = ?",
+                                                {ctx_.connection_id, uid})
+                                         .empty()) {
         problem = "has the same UID as another entry";
       } else if (side != nullptr && side->create) {
         Applied applied = side->create(conn, body.body);
@@ -416,7 +421,8 @@ class Run {
   std::set<std::pair<std::string, std::int64_t>> linked_records_;
   std::set<std::string> seen_remote_;
   bool failed_ = false;
-  bool stopped_ = false;  // past the deadline
+  bool stopped_ = false;                // past the deadline
+  std::set<std::string> refused_uids_;  // uploads the server refused this run
 };
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <cxxabi.h>
 
+#include <boost/url.hpp>
+#include <cctype>
+
 #include <cstdlib>
 #include <memory>
 #include <typeinfo>
@@ -26,7 +29,27 @@ std::string exception_text(const std::exception& e) {
   return type + ": " + e.what();
 }
 
+// The parts of a collection address that name the collection.
+std::string collection_key(const std::string& url) {
+  auto u = boost::urls::parse_uri(url);
+  if (!u) return url;
+  std::string scheme = u->scheme();
+  const auto encoded_host = u->encoded_host();
+  std::string host(encoded_host.data(), encoded_host.size());
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string port = u->port();
+  if ((scheme == "https" && port == "443") || (scheme == "http" && port == "80")) port = "";
+  std::string path = u->path();  // decoded
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return scheme + "://" + host + ":" + port + path;
+}
+
 }  // namespace
+
+bool same_collection(const std::string& a, const std::string& b) {
+  return collection_key(a) == collection_key(b);
+}
 
 json SyncReport::to_json() const {
   json j = {{"counts", counts}, {"notes", notes}, {"error", error}};

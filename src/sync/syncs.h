@@ -96,6 +96,11 @@ class Syncer {
 const std::vector<const Syncer*>& syncers();
 const Syncer* find_syncer(std::string_view name);
 
+// Whether two collection addresses name the same collection: scheme and
+// host compared without case, the default port left out, the path compared
+// percent-decoded and without its final '/'.
+bool same_collection(const std::string& a, const std::string& b);
+
 // The fields every sync connection has besides its plugin's: "interval".
 FieldSpec interval_field();
 // The interval in minutes: 15, 60, 240 or 1440; anything else is 60.

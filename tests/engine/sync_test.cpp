@@ -7,6 +7,7 @@
 
 #include "domain/applications.h"
 #include "domain/records.h"
+#include "engine/gate.h"
 #include "notify/connections.h"
 #include "steps/syncs.h"
 #include "sync/cards.h"
@@ -449,8 +450,29 @@ TEST_P(SyncTest, ANewAddressStartsAfreshInsteadOfDeletingEverything) {
   auto id = connect("carddav", first.url(kBook));
   create("contacts", {{"name", "Bea"}});
   EXPECT_EQ(run_now(id).counts["uploaded"], 1);
-  auto changed = notify::Connections(db(), clock_, config_)
-                     .update(owner_, id, std::nullopt, {{"url", second.url(kBook)}}, std::nullopt);
+  auto change_url = [&](const std::string& url) {
+    return notify::Connections(db(), clock_, config_)
+        .update(owner_, id, std::nullopt, {{"url", url}}, std::nullopt);
+  };
+  // The same collection written another way keeps its links.
+  std::string same = first.url(kBook);
+  same.pop_back();                                 // no final '/'
+  same.replace(same.find("/dav/"), 5, "/%64av/");  // an escaped 'd'
+  auto rewritten = change_url(same);
+  ASSERT_TRUE(rewritten && std::holds_alternative<notify::Connection>(*rewritten));
+  EXPECT_EQ(links(id), 1);
+  EXPECT_TRUE(run_now(id).counts.empty());
+  // Another collection, while a run holds the connection: refused.
+  {
+    auto held =
+        engine::KeyLease::take(*cache_, "sync:" + std::to_string(id), std::chrono::minutes(15));
+    ASSERT_TRUE(held);
+    auto busy = change_url(second.url(kBook));
+    ASSERT_TRUE(busy && std::holds_alternative<notify::ConfigErrors>(*busy));
+    EXPECT_EQ(std::get<notify::ConfigErrors>(*busy).at("url"), "sync_error_running");
+    EXPECT_EQ(links(id), 1);
+  }
+  auto changed = change_url(second.url(kBook));
   ASSERT_TRUE(changed && std::holds_alternative<notify::Connection>(*changed));
   EXPECT_EQ(links(id), 0);
   auto report = run_now(id);

@@ -536,6 +536,13 @@ TEST(Cards, MergeTodoProgressGoesWithItsStatus) {
   std::string still = merge_member(open, write_calendar({reminder_item(reminder, "x")}, kNow));
   EXPECT_TRUE(has_line(still, "PERCENT-COMPLETE:40"));
   EXPECT_TRUE(has_line(still, "UID:peto-reminder-1-2"));
+  // A task timed by DTSTART and DURATION gets peto's DUE instead: never both.
+  std::string timed = open;
+  timed.replace(timed.find("DUE;VALUE=DATE:20270125"), 23,
+                "DTSTART:20270118T090000Z\r\nDURATION:PT2H");
+  std::string due = merge_member(timed, write_calendar({reminder_item(reminder, "x")}, kNow));
+  EXPECT_TRUE(has_line(due, "DUE:20270120T090000Z")) << due;
+  EXPECT_EQ(due.find("DURATION"), std::string::npos) << due;
 }
 
 const std::string kServerCard =
