@@ -7,6 +7,7 @@
 // VTODOs (a VTODO from elsewhere makes a reminder). CardDAV: contacts as
 // vCards, both ways.
 #include <boost/url.hpp>
+#include <functional>
 
 #include "core/i18n.h"
 #include "domain/applications.h"
@@ -70,6 +71,26 @@ std::optional<T> read_as(const std::variant<T, std::string>& read) {
   return std::nullopt;
 }
 
+// One function both makes a record from a member (id nullopt) and changes
+// one by it.
+using Write =
+    std::function<Applied(store::Conn&, std::optional<std::int64_t> id, const std::string& text)>;
+void made_and_changed_by(Side& s, const Write& write) {
+  s.apply = [write](store::Conn& conn, std::int64_t id, const std::string& text) {
+    return write(conn, id, text);
+  };
+  s.create = [write](store::Conn& conn, const std::string& text) {
+    return write(conn, std::nullopt, text);
+  };
+}
+
+// Deletes one of the owner's records of the side's kind.
+std::function<void(store::Conn&, std::int64_t)> deleter(SyncContext& ctx, const std::string& kind) {
+  return [&ctx, table = domain::kind(kind).name](store::Conn& conn, std::int64_t id) {
+    conn.query("DELETE FROM " + table + " WHERE id = ? AND owner_id = ?", {id, ctx.owner_id});
+  };
+}
+
 Side interviews_side(SyncContext& ctx) {
   Side s;
   s.record_kind = "interviews";
@@ -105,9 +126,7 @@ Side interviews_side(SyncContext& ctx) {
     }
     return a;
   };
-  s.remove = [&ctx](store::Conn& conn, std::int64_t id) {
-    conn.query("DELETE FROM interviews WHERE id = ? AND owner_id = ?", {id, ctx.owner_id});
-  };
+  s.remove = deleter(ctx, s.record_kind);
   return s;
 }
 
@@ -155,15 +174,8 @@ Side reminders_side(SyncContext& ctx) {
     domain::Applications apps(records);
     return written(apps.set_done_in(conn, ctx.owner_id, (*r)["id"].get<std::int64_t>(), done));
   };
-  s.apply = [write](store::Conn& conn, std::int64_t id, const std::string& text) {
-    return write(conn, id, text);
-  };
-  s.create = [write](store::Conn& conn, const std::string& text) {
-    return write(conn, std::nullopt, text);
-  };
-  s.remove = [&ctx](store::Conn& conn, std::int64_t id) {
-    conn.query("DELETE FROM reminders WHERE id = ? AND owner_id = ?", {id, ctx.owner_id});
-  };
+  made_and_changed_by(s, write);
+  s.remove = deleter(ctx, s.record_kind);
   return s;
 }
 
@@ -192,15 +204,8 @@ Side contacts_side(SyncContext& ctx) {
     return written(id ? records.update_in(conn, ctx.owner_id, k, *id, typed(values, true))
                       : records.create_in(conn, ctx.owner_id, k, typed(values, false)));
   };
-  s.apply = [write](store::Conn& conn, std::int64_t id, const std::string& text) {
-    return write(conn, id, text);
-  };
-  s.create = [write](store::Conn& conn, const std::string& text) {
-    return write(conn, std::nullopt, text);
-  };
-  s.remove = [&ctx](store::Conn& conn, std::int64_t id) {
-    conn.query("DELETE FROM contacts WHERE id = ? AND owner_id = ?", {id, ctx.owner_id});
-  };
+  made_and_changed_by(s, write);
+  s.remove = deleter(ctx, s.record_kind);
   return s;
 }
 
