@@ -48,19 +48,26 @@ clean:
 # Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS over a copy of its seeds
 # (tests/fuzz/corpus/<target>/ if it has one, and the saved pages of
 # tests/fixtures/capture/ for the capture parsers), so that what it finds does
-# not land in the source tree. Needs clang.
+# not land in the source tree; a crash stops the run and is saved as
+# $(FUZZ_BUILD)/crash-<sha1>. Needs clang 16 or later (Debian 12: clang-16):
+# peto's C++20 captures structured bindings in lambdas, which clang 14 cannot.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= capture_posting
+FUZZ_CXX ?= $(shell command -v clang++-16 || command -v clang++)
+FUZZ_CC ?= $(shell command -v clang-16 || command -v clang)
+FUZZ_SYMBOLIZER ?= $(shell command -v llvm-symbolizer-16 || command -v llvm-symbolizer)
+FUZZ_TARGETS ?= capture_posting http_request form_body json_body multipart import_zip cards \
+  dav_multistatus config
 
 fuzz:
-	@command -v clang++ >/dev/null || { echo "make fuzz needs clang: apt-get install -y clang"; exit 2; }
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPETO_FUZZ=ON -DPETO_BENCH=OFF
+	@[ -n "$(FUZZ_CXX)" ] || { echo "make fuzz needs clang: apt-get install -y clang-16 libclang-rt-16-dev"; exit 2; }
+	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPETO_FUZZ=ON -DPETO_BENCH=OFF
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) $(foreach t,$(FUZZ_TARGETS),--target $(t)_fuzz)
 	@for t in $(FUZZ_TARGETS); do \
 	  rm -rf $(FUZZ_BUILD)/corpus/$$t && mkdir -p $(FUZZ_BUILD)/corpus/$$t && \
 	  { cp tests/fuzz/corpus/$$t/* $(FUZZ_BUILD)/corpus/$$t/ 2>/dev/null || true; } && \
 	  { [ "$$t" != capture_posting ] || cp tests/fixtures/capture/*.html $(FUZZ_BUILD)/corpus/$$t/; } && \
-	  $(FUZZ_BUILD)/tests/fuzz/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	    -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$$t || exit 1; \
+	  echo "== $$t ($(FUZZ_SECONDS) s)" && \
+	  ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER) $(FUZZ_BUILD)/tests/fuzz/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$$t || exit 1; \
 	done

@@ -323,18 +323,18 @@ std::variant<Component, std::string> find_component(std::string_view text, std::
 }
 
 // TEXT value with \\ \; \, \n \N undone; carriage returns and other control
-// characters but tab and line end dropped.
+// characters (DEL too) but tab and line end dropped.
 std::string unescape(std::string_view v) {
   std::string out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     char c = v[i];
     if (c == '\\' && i + 1 < v.size()) {
-      char e = v[++i];
-      out += (e == 'n' || e == 'N') ? '\n' : e;
-    } else if (c == '\t' || c == '\n' || static_cast<unsigned char>(c) >= 0x20) {
-      out += c;
+      c = v[++i];
+      if (c == 'n' || c == 'N') c = '\n';
     }
+    // An escaped control character is dropped like a bare one.
+    if (c == '\t' || c == '\n' || (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F)) out += c;
   }
   return out;
 }

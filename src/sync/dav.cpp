@@ -465,6 +465,16 @@ bool collect(const MultiStatus& ms, const std::string& collection_url,
 
 }  // namespace
 
+std::optional<DavPage> read_multistatus(const std::string& body, const std::string& collection_url,
+                                        const std::string& collection_path, bool with_removed) {
+  auto ms = MultiStatusReader::read(body);
+  if (!ms) return std::nullopt;
+  DavPage page;
+  page.listing.sync_token = ms->sync_token;
+  page.truncated = collect(*ms, collection_url, collection_path, page.listing, with_removed);
+  return page;
+}
+
 std::variant<DavListing, DavFailure> DavClient::list() const {
   Exchange x{http_, settings_, origin_};
   const std::string host = x.host();
@@ -553,18 +563,17 @@ std::optional<std::variant<DavListing, DavFailure>> DavClient::changes_since(
       if (r.status >= 200 && r.status < 300) return std::nullopt;  // not a sync answer
       return collection_failure(r.status, host);
     }
-    auto ms = MultiStatusReader::read(r.body);
-    if (!ms)
+    auto read = read_multistatus(r.body, settings_.url, path_, true);
+    if (!read)
       return failure(DavFailure::Kind::failed, r.status,
                      host + " sent a list of changes peto cannot read.");
-    if (ms->sync_token.empty()) return std::nullopt;
-    DavListing got;
-    bool more = collect(*ms, settings_.url, path_, got, true);
+    DavListing& got = read->listing;
+    if (got.sync_token.empty()) return std::nullopt;
     for (auto& m : got.members) changes[m.href] = std::move(m.etag);
     for (auto& h : got.removed) changes[h] = std::nullopt;
-    bool moved = ms->sync_token != from;
-    from = ms->sync_token;
-    if (!more || !moved) break;
+    bool moved = got.sync_token != from;
+    from = got.sync_token;
+    if (!read->truncated || !moved) break;
   }
   DavListing out;
   out.sync_token = from;

@@ -68,6 +68,20 @@ struct DavSettings {
   std::size_t max_bytes = 16 << 20;           // per answer
 };
 
+// A Multi-Status answer (207) as list() and changes_since() read it.
+struct DavPage {
+  // The members directly inside the collection (neither itself, nor a
+  // sub-collection, nor anything elsewhere), with `with_removed` the hrefs
+  // reported gone (404), and the answer's top-level DAV:sync-token.
+  DavListing listing;
+  bool truncated = false;  // the collection's own response says 507
+};
+// Reads `body` for the collection at `collection_url` (whose path is
+// `collection_path`); nullopt when it is not a well-formed DAV:multistatus
+// document, or one peto refuses to read (a DOCTYPE, too deep).
+std::optional<DavPage> read_multistatus(const std::string& body, const std::string& collection_url,
+                                        const std::string& collection_path, bool with_removed);
+
 class DavClient {
  public:
   DavClient(const notify::HttpClient& http, DavSettings settings);

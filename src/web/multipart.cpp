@@ -280,43 +280,44 @@ std::string multipart_boundary(std::string_view content_type) {
   return b;
 }
 
-Status read_multipart(const fs::path& body_path, std::string_view content_type, Form& fields,
+Status read_multipart(const BodyReader& read, std::string_view content_type, Form& fields,
                       const PartHandler& on_file) {
   std::string boundary = multipart_boundary(content_type);
   if (boundary.empty()) return Status::invalid("The form was not sent as multipart/form-data.");
+  std::vector<std::pair<std::string, std::string>> got;
+  Parser parser(read, boundary);
+  Status s = parser.run(got, on_file);
+  fields = Form::from_pairs(std::move(got));
+  return s;
+}
+
+Status read_multipart(const fs::path& body_path, std::string_view content_type, Form& fields,
+                      const PartHandler& on_file) {
+  if (multipart_boundary(content_type).empty())
+    return Status::invalid("The form was not sent as multipart/form-data.");
   std::ifstream in(body_path, std::ios::binary);
   if (!in) return Status::internal("cannot read " + body_path.string());
-  std::vector<std::pair<std::string, std::string>> got;
-  Parser parser(
+  return read_multipart(
       [&](char* out, std::size_t n) {
         in.read(out, static_cast<std::streamsize>(n));
         return static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount()));
       },
-      boundary);
-  Status s = parser.run(got, on_file);
-  fields = Form::from_pairs(std::move(got));
-  return s;
+      content_type, fields, on_file);
 }
 
 Status read_multipart(const Request& r, Form& fields, const PartHandler& on_file) {
   const std::string* type = r.header("Content-Type");
   std::string content_type = type != nullptr ? *type : "";
   if (!r.body_file.empty()) return read_multipart(r.body_file, content_type, fields, on_file);
-  std::string boundary = multipart_boundary(content_type);
-  if (boundary.empty()) return Status::invalid("The form was not sent as multipart/form-data.");
   std::size_t pos = 0;
-  std::vector<std::pair<std::string, std::string>> got;
-  Parser parser(
+  return read_multipart(
       [&](char* out, std::size_t n) {
         std::size_t take = std::min(n, r.body.size() - pos);
         std::memcpy(out, r.body.data() + pos, take);
         pos += take;
         return take;
       },
-      boundary);
-  Status s = parser.run(got, on_file);
-  fields = Form::from_pairs(std::move(got));
-  return s;
+      content_type, fields, on_file);
 }
 
 }  // namespace peto::web

@@ -107,6 +107,15 @@ std::string multipart_boundary(std::string_view content_type);
 
 using PartHandler = std::function<Sink*(const Part&)>;
 
+// The bytes of a body in pieces: fills up to `n` bytes at `out` and returns
+// how many (fewer than asked is fine), 0 at the end of the body.
+using BodyReader = std::function<std::size_t(char* out, std::size_t n)>;
+
+// Reads a multipart body (Content-Type `content_type`) from `read`, in the
+// pieces it gives: what the two functions below do once they have the bytes.
+Status read_multipart(const BodyReader& read, std::string_view content_type, Form& fields,
+                      const PartHandler& on_file);
+
 // Reads the multipart body in `body_path` (Content-Type `content_type`) in
 // chunks: text parts go to `fields` (in order), file parts (those with a
 // filename) to the Sink `on_file` returns. Status::invalid for a body that is
