@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CTEST_JOBS ?= 2
 
-.PHONY: all deps build run test test-only asan bench format format-check clean fuzz
+.PHONY: all deps build run test test-only asan bench format format-check clean fuzz soak
 
 all: build
 
@@ -26,6 +26,15 @@ test: build
 
 test-only:
 	scripts/with-postgres ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
+
+# The load and soak tests (not part of `make test`): wrk on the web app and the
+# API for SOAK_SECONDS per backend with the server's RSS and open fds sampled,
+# then SOAK_PASSES scheduler passes per backend with RSS sampled.
+SOAK_SECONDS ?= 600
+SOAK_PASSES ?= 10000
+
+soak: build
+	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_PASSES=$(SOAK_PASSES) BUILD=$(BUILD) scripts/with-postgres bench/soak/all
 
 # The unit, store and API tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
