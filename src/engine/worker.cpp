@@ -116,6 +116,22 @@ int Worker::flush() {
     outcomes.swap(outcomes_);
   }
   if (outcomes.empty()) return 0;
+  try {
+    record(outcomes);
+  } catch (...) {
+    // The database went away: keep every outcome for the next flush. Those
+    // already written are filtered by (id, attempt, owner) the second time.
+    std::lock_guard lock(mu_);
+    outcomes_.insert(outcomes_.begin(), std::make_move_iterator(outcomes.begin()),
+                     std::make_move_iterator(outcomes.end()));
+    throw;
+  }
+  std::lock_guard lock(mu_);
+  for (auto& o : outcomes) (o.result ? stats_.done : stats_.failed)++;
+  return static_cast<int>(outcomes.size());
+}
+
+void Worker::record(const std::vector<Outcome>& outcomes) {
   std::vector<Task> plain;
   for (auto& o : outcomes) {
     if (o.result && o.result->empty()) {
@@ -138,9 +154,6 @@ int Worker::flush() {
     }
   }
   queue_.finish_batch(plain, owner_);
-  std::lock_guard lock(mu_);
-  for (auto& o : outcomes) (o.result ? stats_.done : stats_.failed)++;
-  return static_cast<int>(outcomes.size());
 }
 
 void Worker::upkeep() {
@@ -247,57 +260,74 @@ bool Worker::run() {
   say_started();
   start_threads();
   auto idle = options_.every;
-  while (!stopping_) {
-    {
-      std::lock_guard lock(mu_);
-      ++stats_.passes;
-    }
-    upkeep();
-    // Finish in batches: once a thread's worth of outcomes is waiting, or
-    // the oldest has waited a few milliseconds, or nothing else is in flight.
-    {
-      std::unique_lock lock(mu_);
-      bool drained = running_ == 0 && local_.empty();
-      bool due = outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) || drained ||
-                 std::chrono::steady_clock::now() - last_flush_ >= kFlushDelay;
-      lock.unlock();
-      if (due) {
-        flush();
-        last_flush_ = std::chrono::steady_clock::now();
+  auto outage = kFirstOutageWait;
+  while (!stopping_) try {
+      {
+        std::lock_guard lock(mu_);
+        ++stats_.passes;
       }
-    }
-    int claimed = claim_into_local();
-    if (claimed > 0) {
-      idle = options_.every;
-      continue;
-    }
-    bool busy;
-    {
-      std::unique_lock lock(mu_);
-      busy = running_ > 0 || !local_.empty();
-      if (busy) {
-        // Full or draining: wait for an outcome to flush.
-        done_cv_.wait_for(lock, kFlushDelay, [&] {
-          return outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) ||
-                 (running_ == 0 && local_.empty()) || stopping_.load();
-        });
+      upkeep();
+      outage = kFirstOutageWait;
+      // Finish in batches: once a thread's worth of outcomes is waiting, or
+      // the oldest has waited a few milliseconds, or nothing else is in flight.
+      {
+        std::unique_lock lock(mu_);
+        bool drained = running_ == 0 && local_.empty();
+        bool due = outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) || drained ||
+                   std::chrono::steady_clock::now() - last_flush_ >= kFlushDelay;
+        lock.unlock();
+        if (due) {
+          flush();
+          last_flush_ = std::chrono::steady_clock::now();
+        }
       }
+      int claimed = claim_into_local();
+      if (claimed > 0) {
+        idle = options_.every;
+        continue;
+      }
+      bool busy;
+      {
+        std::unique_lock lock(mu_);
+        busy = running_ > 0 || !local_.empty();
+        if (busy) {
+          // Full or draining: wait for an outcome to flush.
+          done_cv_.wait_for(lock, kFlushDelay, [&] {
+            return outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) ||
+                   (running_ == 0 && local_.empty()) || stopping_.load();
+          });
+        }
+      }
+      if (busy) continue;
+      auto delay = idle;
+      if (auto due = queue_.next_due(options_.queue)) {
+        auto until_due = std::chrono::milliseconds(std::max<Millis>(0, *due - clock_.now_ms()));
+        delay = std::min(delay, until_due);
+      }
+      idle_wait(delay);
+      idle = std::min(idle * 2, options_.idle_ceiling);
+    } catch (const std::exception& e) {
+      // The database is out of reach (restarting, say): what is running goes
+      // on, outcomes wait, and the worker tries again, less often as it lasts.
+      log::warn("worker", "the database is out of reach; trying again",
+                {{"error", e.what()}, {"in_ms", static_cast<std::int64_t>(outage.count())}});
+      idle_wait(outage);
+      outage = std::min(outage * 2, kLastOutageWait);
     }
-    if (busy) continue;
-    auto delay = idle;
-    if (auto due = queue_.next_due(options_.queue)) {
-      auto until_due = std::chrono::milliseconds(std::max<Millis>(0, *due - clock_.now_ms()));
-      delay = std::min(delay, until_due);
-    }
-    idle_wait(delay);
-    idle = std::min(idle * 2, options_.idle_ceiling);
+  try {
+    give_back_unstarted();
+  } catch (const std::exception& e) {
+    log::warn("worker", "could not give back the tasks not started", {{"error", e.what()}});
   }
-  give_back_unstarted();
   {
     std::unique_lock lock(mu_);
     done_cv_.wait_for(lock, options_.grace, [&] { return running_ == 0; });
   }
-  flush();
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    log::warn("worker", "could not record the last outcomes", {{"error", e.what()}});
+  }
   std::lock_guard lock(mu_);
   work_cv_.notify_all();
   if (running_ > 0) {

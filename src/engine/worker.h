@@ -16,6 +16,11 @@
 // file is written on the first pass and then at most once a minute on the
 // monotonic clock.
 //
+// A database that goes away (a restart) does not end run(): the error is
+// logged, outcomes wait in memory, and it tries again after 0.5 s, doubling to
+// 15 s while the outage lasts. Leases that run out meanwhile are rescued as
+// after a crash.
+//
 // stop() (from any thread): no more claims; tasks not started go back to the
 // queue at once; running ones get `grace` to finish, and what is still running
 // after that is given back too.
@@ -106,7 +111,9 @@ class Worker {
   void start_threads();
   void thread_main();
   void execute(const Task& task);
+  // Records the outcomes waiting; on a database error they wait on and it throws.
   int flush();
+  void record(const std::vector<Outcome>& outcomes);
   void upkeep();
   int claim_into_local();
   void idle_wait(std::chrono::milliseconds delay);
@@ -138,6 +145,9 @@ class Worker {
   std::chrono::steady_clock::time_point last_renew_{};
   std::chrono::steady_clock::time_point last_flush_{};
   static constexpr std::chrono::milliseconds kFlushDelay{5};
+  // Waits between tries while the database is out of reach.
+  static constexpr std::chrono::milliseconds kFirstOutageWait{500};
+  static constexpr std::chrono::milliseconds kLastOutageWait{15'000};
   std::mt19937_64 rng_{std::random_device{}()};
   struct Listener;
   std::unique_ptr<Listener> listener_;

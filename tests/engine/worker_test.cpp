@@ -219,6 +219,46 @@ TEST_P(WorkerTest, IdleWorkerIsWokenAtOnce) {
   EXPECT_LT(took, 5s) << "woken, not waiting out the 10 s poll";
 }
 
+// A database that goes away under a running worker (a restart: its
+// connections are cut) is waited out, not the end of the worker. Found by the
+// simulation (tests/sim), where `peto work` ended on std::terminate.
+TEST_P(WorkerTest, WorkerOutlivesItsConnectionsBeingCut) {
+  if (!postgres()) GTEST_SKIP() << "a SQLite file does not go away under its connections";
+  const std::string name = "peto_worker_cut_" + std::to_string(::getpid());
+  auto own = store::Db::open(url() + "&application_name=" + name, 2);
+  auto kinds = recording_kinds(db());
+  auto o = options();
+  o.every = 50ms;
+  o.idle_ceiling = 200ms;
+  engine::Worker worker(*own, system_clock(), kinds, o);
+  std::string ended;
+  std::thread runner([&] {
+    try {
+      worker.run();
+    } catch (const std::exception& e) {
+      ended = e.what();
+    }
+  });
+  ASSERT_TRUE(eventually([&] { return worker.stats().passes >= 1; }));
+  auto cut = [&] {
+    return db()
+        .query(
+            "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE application_name = ?",
+            {name})[0]
+        .int_at(0);
+  };
+  EXPECT_GT(cut(), 0) << "the worker's connections were cut";
+  Queue(db(), system_clock()).enqueue({"record"});
+  bool done =
+      eventually([&] { return db().query("SELECT COUNT(*) FROM handled")[0].int_at(0) == 1; }, 20s);
+  worker.stop();
+  runner.join();
+  EXPECT_TRUE(done) << "the task was done once the database answered again";
+  EXPECT_EQ(ended, "") << "run() ended on the lost connection";
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM tasks WHERE state = 'done'")[0].int_at(0), 1);
+}
+
 TEST_P(WorkerTest, StopGivesBackUnstartedTasksAndFinishesRunningOnes) {
   std::atomic<bool> release{false};
   std::atomic<int> began{0};
