@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CTEST_JOBS ?= 2
 
-.PHONY: all deps build run test test-only asan bench format format-check clean fuzz soak
+.PHONY: all deps build run test test-only asan bench format format-check clean fuzz sim soak
 
 all: build
 
@@ -26,6 +26,13 @@ test: build
 
 test-only:
 	scripts/with-postgres ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
+
+# The simulation of peto run wrong (tests/sim): schedulers and workers killed at
+# random, PostgreSQL restarted, receivers failing. `make test` runs its short
+# form; PETO_SIM_FULL=1 runs every scenario with the full numbers (about an
+# hour) and writes bench/results/sim.json.
+sim: build
+	scripts/with-postgres $(BUILD)/tests/peto_sim $(if $(filter 1,$(PETO_SIM_FULL)),--json bench/results/sim.json)
 
 # The load and soak tests (not part of `make test`): wrk on the web app and the
 # API for SOAK_SECONDS per backend with the server's RSS and open fds sampled,

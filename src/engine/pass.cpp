@@ -102,6 +102,7 @@ PassReport Scheduler::run_pass() {
   auto after_lease = [&] {
     if (options_.after_lease) report.after_lines = options_.after_lease();
   };
+  const Millis asked_at = clock_.now_ms();
   auto held = lease_.acquire(ttl);
   if (!held) {
     report.outcome = PassReport::Outcome::skipped;
@@ -110,6 +111,7 @@ PassReport Scheduler::run_pass() {
   }
   report.epoch = held->epoch;
   if (observer_.acquired) observer_.acquired(held->epoch);
+  if (observer_.confirmed) observer_.confirmed(held->epoch, asked_at);
 
   PassContext ctx{db_, cache_, clock_, config_, options_.sync_budget, report.pass_id};
   // The lease cannot have run out before a third of its TTL has gone since
@@ -119,6 +121,7 @@ PassReport Scheduler::run_pass() {
   for (auto& step : steps_) {
     if (clock_.mono() - confirmed >= ttl / 3) {
       auto asked = clock_.mono();
+      const Millis renewing_at = clock_.now_ms();
       if (!lease_.renew(*held, ttl)) {
         log::warn("scheduler",
                   "the pass lease was taken over (this pass outlived it); stopping before the "
@@ -130,6 +133,7 @@ PassReport Scheduler::run_pass() {
         return report;
       }
       confirmed = asked;
+      if (observer_.confirmed) observer_.confirmed(held->epoch, renewing_at);
     }
     report.steps.push_back(run_step(*step, ctx));
     failed = failed || report.steps.back().failed;

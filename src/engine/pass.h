@@ -64,10 +64,13 @@ class Scheduler {
     std::function<std::vector<std::string>()> after_lease;
   };
   // Test hooks: called with the epoch right after the lease is taken and
-  // right before it is released.
+  // right before it is released; `confirmed` after the lease was taken or
+  // renewed, with the time read just before the statement (the lease then
+  // holds until that time + lease_ttl()).
   struct Observer {
     std::function<void(std::int64_t epoch)> acquired;
     std::function<void(std::int64_t epoch)> releasing;
+    std::function<void(std::int64_t epoch, Millis at)> confirmed;
   };
 
   Scheduler(store::Db& db, const Clock& clock, const Config& config, Options options,

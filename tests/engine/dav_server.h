@@ -126,6 +126,14 @@ class DavServer {
     hook_ = std::move(hook);
   }
 
+  // Called with every request as it arrives, outside the server's lock, so
+  // that requests on other threads go on meanwhile (the simulation measures
+  // how many requests on one collection are in flight at once).
+  void on_arrival(std::function<void(const DavRequest&)> hook) {
+    std::lock_guard lock(mutex_);
+    arrival_ = std::move(hook);
+  }
+
   // From now on every request (once recorded) waits until release().
   void hold() {
     std::lock_guard lock(mutex_);
@@ -361,6 +369,12 @@ class DavServer {
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       got.headers[lower] = value;
     }
+    std::function<void(const DavRequest&)> arrival;
+    {
+      std::lock_guard lock(mutex_);
+      arrival = arrival_;
+    }
+    if (arrival) arrival(got);
     std::unique_lock lock(mutex_);
     received_.push_back(got);
     if (hook_) hook_(got);
@@ -497,6 +511,7 @@ class DavServer {
   bool held_ = false;
   std::size_t waiting_ = 0;
   std::function<void(const DavRequest&)> hook_;
+  std::function<void(const DavRequest&)> arrival_;
   std::vector<DavRequest> received_;
 };
 

@@ -56,7 +56,8 @@ class OverlapTest : public testing::EngineTest {
          },
          [&](std::int64_t epoch) {
            db->query("UPDATE test_passes SET released_at = now_ms() WHERE epoch = ?", {epoch});
-         }});
+         },
+         nullptr});
     for (int i = 0; i < rounds; ++i) {
       auto r = s.run_pass();
       if (r.outcome == engine::PassReport::Outcome::failed ||
