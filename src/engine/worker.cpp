@@ -169,9 +169,9 @@ void Worker::upkeep() {
   }
   if (last_rescue_ == std::chrono::steady_clock::time_point{} ||
       now - last_rescue_ >= options_.lease / 2) {
-    last_rescue_ = now;
     if (auto n = queue_.rescue_expired())
       log::warn("worker", "rescued tasks whose worker stopped answering", {{"tasks", n}});
+    last_rescue_ = now;  // only once done: a database away means trying again next loop
   }
   bool holding;
   {
@@ -179,8 +179,8 @@ void Worker::upkeep() {
     holding = running_ > 0 || !local_.empty();
   }
   if (holding && now - last_renew_ >= options_.lease / 3) {
-    last_renew_ = now;
     queue_.renew(owner_, options_.lease);
+    last_renew_ = now;
   }
 }
 
@@ -267,7 +267,6 @@ bool Worker::run() {
         ++stats_.passes;
       }
       upkeep();
-      outage = kFirstOutageWait;
       // Finish in batches: once a thread's worth of outcomes is waiting, or
       // the oldest has waited a few milliseconds, or nothing else is in flight.
       {
@@ -282,6 +281,7 @@ bool Worker::run() {
         }
       }
       int claimed = claim_into_local();
+      outage = kFirstOutageWait;  // the database answered
       if (claimed > 0) {
         idle = options_.every;
         continue;
