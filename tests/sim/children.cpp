@@ -74,6 +74,9 @@ int scheduler_child() {
   // The lease as the database gave it: from when it was confirmed (taken or
   // renewed) until it was released.
   engine::Scheduler::Observer observer;
+  // "acquired" is read after the statement (the earliest the lease can be
+  // said to be ours), "confirmed" before it (the lease runs out that long after).
+  observer.acquired = [&](std::int64_t e) { journal.write(clock.now_ms(), "acquired", e); };
   observer.confirmed = [&](std::int64_t e, Millis at) { journal.write(at, "confirmed", e); };
   observer.releasing = [&](std::int64_t e) { journal.write(clock.now_ms(), "releasing", e); };
   scheduler.set_observer(observer);
@@ -126,7 +129,7 @@ int worker_child() {
   engine::Worker worker(*app->db, clock, kinds, options);
   app::StopSignals signals;
   signals.on_stop([&worker] { worker.stop(); });
-  worker.run();
+  if (!worker.run()) std::_Exit(0);  // handlers still running: end now, as peto work does
   return 0;
 }
 

@@ -21,6 +21,7 @@
 //   5. checks the heartbeats, stops the children and checks every invariant.
 // It prints one line per run and a table at the end; exits 1 when any run lost,
 // doubled or left stuck anything.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -92,7 +93,8 @@ struct Row {
   Faults faults;
   Verdict verdict;
   double seconds = 0;
-  std::vector<std::string> crashes;  // children that ended by themselves
+  std::vector<std::string> crashes;  // children that ended badly by themselves
+  int restarted = 0;                 // children that exited 1 (no database at their start)
 };
 
 std::string env(const char* name) {
@@ -105,16 +107,23 @@ class Children {
   Children(const fs::path& dir) : dir_(dir) {}
   ~Children() { stop(); }
 
+  // The child's output goes to "<role>-<n>.log" in the run's folder. The
+  // driver has threads: between fork and exec the child only calls dup2 and
+  // execl.
   void spawn(const std::string& role) {
+    std::string log = (dir_ / (role + "-" + std::to_string(++spawned_) + ".log")).string();
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error("cannot write " + log);
+    const char* role_arg = role.c_str();
     pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
-      std::string log = (dir_ / (role + "-" + std::to_string(::getpid()) + ".log")).string();
-      if (std::freopen(log.c_str(), "w", stdout) == nullptr) std::_Exit(3);
-      ::dup2(::fileno(stdout), 2);
-      ::execl("/proc/self/exe", "peto_sim", "child", role.c_str(), static_cast<char*>(nullptr));
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::execl("/proc/self/exe", "peto_sim", "child", role_arg, static_cast<char*>(nullptr));
       std::_Exit(4);
     }
+    ::close(fd);
     roles_[pid] = role;
   }
 
@@ -133,8 +142,11 @@ class Children {
     return {pid, at};
   }
 
-  // Children that ended by themselves are started again and named.
-  void reap(std::vector<std::string>& crashes) {
+  // Children that ended by themselves are started again, as a service
+  // manager would. One that exited 1 said why (a database that could not be
+  // reached at its start, during the restart): counted in `restarted`. Any
+  // other end (a signal, an abort) is a crash, named.
+  void reap(std::vector<std::string>& crashes, int& restarted) {
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
@@ -142,8 +154,11 @@ class Children {
       if (it == roles_.end()) continue;
       std::string role = it->second;
       roles_.erase(it);
-      crashes.push_back(role + " " + std::to_string(pid) + " ended by itself (status " +
-                        std::to_string(status) + ")");
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+        ++restarted;
+      else
+        crashes.push_back(role + " " + std::to_string(pid) + " ended by itself (status " +
+                          std::to_string(status) + ")");
       spawn(role);
     }
   }
@@ -169,6 +184,7 @@ class Children {
  private:
   fs::path dir_;
   std::map<pid_t, std::string> roles_;
+  int spawned_ = 0;
 };
 
 // A fresh database for one run: a SQLite file, or a schema of its own on the
@@ -247,7 +263,7 @@ Row run(const Form& form, const Scenario& sc, const std::string& backend, unsign
     const auto restart_at = started + std::chrono::seconds(form.fault_seconds * 2 / 5);
     while (std::chrono::steady_clock::now() < fault_end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      children.reap(row.crashes);
+      children.reap(row.crashes, row.restarted);
       auto now = std::chrono::steady_clock::now();
       if (now >= next_kill) {
         kills.insert(children.kill_one(random, clock));
@@ -274,7 +290,7 @@ Row run(const Form& form, const Scenario& sc, const std::string& backend, unsign
         std::chrono::steady_clock::now() + std::chrono::seconds(form.settle_seconds);
     std::int64_t left = -1;
     while (std::chrono::steady_clock::now() < settle_end) {
-      children.reap(row.crashes);
+      children.reap(row.crashes, row.restarted);
       try {
         if (!db) db = store::Db::open(url, 1);
         left = world.outstanding(*db);
@@ -361,7 +377,8 @@ json to_json(const std::vector<Row>& rows) {
                    {"raw_repeats", r.verdict.raw_repeats},
                    {"seconds", r.seconds},
                    {"problems", r.verdict.problems},
-                   {"crashes", r.crashes}});
+                   {"crashes", r.crashes},
+                   {"restarted_children", r.restarted}});
   return all;
 }
 
@@ -413,6 +430,9 @@ int driver(int argc, char** argv) {
                 << row.seconds << " s" << std::endl;
       for (const auto& p : row.verdict.problems) std::cout << "   - " << p << "\n";
       for (const auto& c : row.crashes) std::cout << "   - " << c << "\n";
+      if (row.restarted)
+        std::cout << "   - " << row.restarted
+                  << " children exited 1 (no database at their start) and were started again\n";
       rows.push_back(std::move(row));
     }
   print_table(rows);
