@@ -29,8 +29,8 @@ test-only:
 
 # The simulation of peto run wrong (tests/sim): schedulers and workers killed at
 # random, PostgreSQL restarted, receivers failing. `make test` runs its short
-# form; PETO_SIM_FULL=1 runs every scenario with the full numbers (about an
-# hour) and writes bench/results/sim.json.
+# form; PETO_SIM_FULL=1 runs every scenario with the full numbers (about 20
+# minutes) and writes bench/results/sim.json.
 sim: build
 	scripts/with-postgres $(BUILD)/tests/peto_sim $(if $(filter 1,$(PETO_SIM_FULL)),--json bench/results/sim.json)
 
