@@ -1,5 +1,5 @@
-// The cost of a scheduler pass with nothing due (SPEC §3.4, issue: idle
-// pass ≤ 12 statements and < 2 ms on SQLite), with 10,000 uploads checked
+// The cost of a scheduler pass with nothing due (docs/SPEC.md §3.4; the
+// goal is ≤ 12 statements and < 2 ms on SQLite), with 10,000 uploads checked
 // recently and 10,000 files in the media folder. The first pass takes the
 // hourly gates (and sweeps once); the measured passes are the idle ones
 // that follow within the hour. Counters: statements per pass.

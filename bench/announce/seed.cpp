@@ -1,4 +1,4 @@
-// bench_announce_seed: the data of the announcement benchmark (issue 8).
+// bench_announce_seed: the data of the announcement benchmark.
 //
 //   PETO_DATABASE_URL=… PETO_SECRET_KEY=… PETO_ALLOW_PRIVATE_DESTINATIONS=true
 //     bench_announce_seed --accounts 1000 --reminders 100 --webhook http://127.0.0.1:PORT/hook
@@ -6,7 +6,7 @@
 // Migrates the database named by the environment (as peto does), then seeds:
 //   - N active accounts (inserted directly, with a password hash nobody can
 //     sign in with: the benchmark never signs in);
-//   - one webhook connection per account, through notify::Connections, so the
+//   - one webhook connection per account, through connections::Connections, so the
 //     URL is checked and the secret sealed under PETO_SECRET_KEY exactly as
 //     the web app does it (the scheduler must open it to send);
 //   - M reminders per account, all due in the past (the last one 1 h ago),
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "app/app.h"
-#include "notify/connections.h"
+#include "connections/connections.h"
 #include "store/db.h"
 
 using namespace peto;
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   });
 
   // One webhook connection each, the secret sealed as the web app seals it.
-  notify::Connections connections(db, *app.clock, app.config);
+  connections::Connections connections(db, *app.clock, app.config);
   int made = 0;
   for (std::int64_t owner : owners) {
     auto result = connections.create(owner, "webhook", "bench receiver",

@@ -1,4 +1,4 @@
-// bench_pass_soak: the scheduler's soak (issue 11). One process, one real
+// bench_pass_soak: the scheduler's soak. One process, one real
 // database, the real engine::Scheduler with steps::all(), and a FakeClock
 // moved one minute forward before every pass, for --passes passes (10,000 =
 // about a week of minutes). The resident memory (VmRSS) and the open file
@@ -52,13 +52,13 @@
 #include <thread>
 
 #include "app/app.h"
+#include "connections/connections.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "domain/accounts.h"
 #include "domain/kinds.h"
 #include "domain/records.h"
 #include "engine/pass.h"
-#include "notify/connections.h"
 #include "steps/all.h"
 #include "store/migrate.h"
 
@@ -200,7 +200,7 @@ class Run {
     config_.data_dir = dir_.string();
     config_.allow_private_destinations = true;  // the receiver is on 127.0.0.1
     domain::Accounts accounts(*db_, clock_);
-    notify::Connections connections(*db_, clock_, config_);
+    connections::Connections connections(*db_, clock_, config_);
     for (int i = 1; i <= o.accounts; ++i) {
       auto made =
           accounts.create("soak" + std::to_string(i) + "@example.com", "soak password 1234", false);
@@ -211,7 +211,7 @@ class Run {
       auto hook =
           connections.create(account->id, "webhook", "soak receiver",
                              {{"url", receiver_.url()}, {"secret", "soak-webhook-secret-0123"}});
-      if (!std::holds_alternative<notify::Connection>(hook))
+      if (!std::holds_alternative<connections::Connection>(hook))
         throw std::runtime_error("the webhook connection was refused");
     }
   }

@@ -105,7 +105,7 @@ int cmd_healthcheck(App& app, const std::string& what, int every_s) {
     return 0;
   }
   if (what == "worker") {
-    // The worker writes at most once a minute (#1117); five minutes of
+    // The worker writes at most once a minute (docs/RULES.md #1117); five minutes of
     // silence means it is stuck or gone.
     constexpr Millis kMaxAge = 5 * 60 * 1000;
     auto at = engine::read_heartbeat(app.config.worker_heartbeat());

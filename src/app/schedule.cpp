@@ -19,7 +19,7 @@ std::string minute_prefix(Millis ms) {
   return minute;
 }
 
-// Outside the pass lease (SPEC §3.2): the scheduled backup, when due. It
+// Outside the pass lease (docs/SPEC.md §3.2): the scheduled backup, when due. It
 // never fails the pass; returns a summary line ("" for none).
 std::string start_backup_if_due(App& app) {
   try {

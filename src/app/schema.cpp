@@ -2,6 +2,7 @@
 // exposes its migrations next to its code; they are listed here, in version
 // order, so one place shows how the schema grew.
 #include "app/app.h"
+#include "connections/connections.h"
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
 #include "domain/captures.h"
@@ -11,7 +12,6 @@
 #include "media/backups.h"
 #include "media/exports.h"
 #include "media/uploads.h"
-#include "notify/connections.h"
 #include "store/cache.h"
 #include "sync/syncs.h"
 
@@ -22,19 +22,19 @@ std::vector<store::Migration> migrations() {
   auto add = [&](std::vector<store::Migration> ms) {
     for (auto& m : ms) all.push_back(std::move(m));
   };
-  add(store::Cache::migrations());             // 1
-  add(engine::PassLease::migrations());        // 2
-  add(media::Uploads::migrations());           // 3
-  add(engine::Queue::migrations());            // 4
-  add(domain::Accounts::migrations());         // 5
-  add(domain::record_migrations());            // 6
-  add(domain::ApiTokens::migrations());        // 7
-  add(domain::Captures::migrations());         // 8
-  add(notify::Connections::migrations());      // 9
-  add(media::Uploads::document_migrations());  // 10
-  add(media::ExportArchives::migrations());    // 11
-  add(media::Backups::migrations());           // 12
-  add(sync::Syncs::migrations());              // 13
+  add(store::Cache::migrations());              // 1
+  add(engine::PassLease::migrations());         // 2
+  add(media::Uploads::migrations());            // 3
+  add(engine::Queue::migrations());             // 4
+  add(domain::Accounts::migrations());          // 5
+  add(domain::record_migrations());             // 6
+  add(domain::ApiTokens::migrations());         // 7
+  add(domain::Captures::migrations());          // 8
+  add(connections::Connections::migrations());  // 9
+  add(media::Uploads::document_migrations());   // 10
+  add(media::ExportArchives::migrations());     // 11
+  add(media::Backups::migrations());            // 12
+  add(sync::Syncs::migrations());               // 13
   return all;
 }
 

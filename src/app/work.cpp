@@ -23,7 +23,7 @@ engine::TaskKinds task_kinds(App& app) {
   engine::TaskKind fetch;
   fetch.name = capture::kFetchTask;
   fetch.max_attempts = 1;
-  auto http = std::make_shared<notify::HttpClient>();
+  auto http = std::make_shared<net::HttpClient>();
   auto pages = std::make_shared<capture::KeptPages>(*app.db, *app.clock, app.config.pages_dir());
   capture::FetchOptions options;
   options.honour_robots = app.config.capture_robots;
@@ -51,7 +51,6 @@ engine::TaskKinds task_kinds(App& app) {
     return media::run_export_task(*app.db, *app.clock, app.config, task.id, task.owner);
   };
   k.add(std::move(packing));
-  // Exports, notification sends and backups join with their issues.
   return k;
 }
 

@@ -12,8 +12,8 @@ namespace {
 constexpr int kRedirects = 3;
 constexpr std::size_t kRobotsBytes = 512 * 1024;
 
-notify::HttpRequest page_request(const std::string& url, std::size_t max_bytes) {
-  notify::HttpRequest r;
+net::HttpRequest page_request(const std::string& url, std::size_t max_bytes) {
+  net::HttpRequest r;
   r.url = url;
   r.max_redirects = kRedirects;
   r.max_bytes = max_bytes;
@@ -22,7 +22,7 @@ notify::HttpRequest page_request(const std::string& url, std::size_t max_bytes) 
   return r;
 }
 
-bool is_page(const notify::HttpResponse& r) {
+bool is_page(const net::HttpResponse& r) {
   const std::string* type = r.header("content-type");
   if (type == nullptr) return true;
   std::string t = type->substr(0, type->find(';'));
@@ -30,12 +30,12 @@ bool is_page(const notify::HttpResponse& r) {
 }
 
 // Why the page could not be read, for the person; "" when it may be read.
-std::string robots_refusal(const notify::HttpClient& http, const std::string& url) {
-  auto answer = http.send(page_request(notify::robots_url(url), kRobotsBytes));
-  auto* r = std::get_if<notify::HttpResponse>(&answer);
+std::string robots_refusal(const net::HttpClient& http, const std::string& url) {
+  auto answer = http.send(page_request(net::robots_url(url), kRobotsBytes));
+  auto* r = std::get_if<net::HttpResponse>(&answer);
   // No robots.txt (or none that could be read) leaves the page open.
   if (r == nullptr || r->status != 200) return {};
-  if (notify::robots_allows(r->body, "peto", notify::robots_target(url))) return {};
+  if (net::robots_allows(r->body, "peto", net::robots_target(url))) return {};
   return "The site's robots.txt asks tools like peto not to read this page. Paste the page "
          "instead: open it, copy its source and use \"Paste the page\".";
 }
@@ -83,7 +83,7 @@ std::variant<domain::Capture, domain::FieldErrors> capture_page(
   });
 }
 
-Result<std::string> run_fetch(store::Db& db, const Clock& clock, const notify::HttpClient& http,
+Result<std::string> run_fetch(store::Db& db, const Clock& clock, const net::HttpClient& http,
                               const engine::Task& task, const FetchOptions& options) {
   auto payload = nlohmann::json::parse(task.payload, nullptr, false);
   if (!task.owner || !payload.is_object() || !payload.contains("capture_id") ||
@@ -104,17 +104,17 @@ Result<std::string> run_fetch(store::Db& db, const Clock& clock, const notify::H
     }
   }
   auto answer = http.send(page_request(url, domain::kMaxCapturedPageBytes));
-  if (auto* e = std::get_if<notify::HttpError>(&answer)) {
+  if (auto* e = std::get_if<net::HttpError>(&answer)) {
     // The client's message names a setting that opens private addresses to
     // other requests; for a capture nothing does.
     captures.fail(owner, id,
-                  e->kind == notify::HttpError::Kind::refused_destination
+                  e->kind == net::HttpError::Kind::refused_destination
                       ? "The link leads to a private or local address, and peto reads only "
                         "public pages. Paste the page instead."
                       : e->message);
-    return std::string("failed: ") + std::string(notify::kind_name(e->kind));
+    return std::string("failed: ") + std::string(net::kind_name(e->kind));
   }
-  const auto& page = std::get<notify::HttpResponse>(answer);
+  const auto& page = std::get<net::HttpResponse>(answer);
   if (page.status != 200) {
     captures.fail(owner, id,
                   "The site answered " + std::to_string(page.status) +

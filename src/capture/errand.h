@@ -20,7 +20,7 @@
 #include "core/status.h"
 #include "domain/captures.h"
 #include "engine/queue.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "store/db.h"
 
 namespace peto::capture {
@@ -45,7 +45,7 @@ std::variant<domain::Capture, domain::FieldErrors> capture_page(
 
 // The errand's body. The Status is an error only for a malformed task; a page
 // that cannot be read is the capture's `failed` state, not a task failure.
-Result<std::string> run_fetch(store::Db& db, const Clock& clock, const notify::HttpClient& http,
+Result<std::string> run_fetch(store::Db& db, const Clock& clock, const net::HttpClient& http,
                               const engine::Task& task, const FetchOptions& options = {});
 
 }  // namespace peto::capture

@@ -3,8 +3,7 @@
 #include <algorithm>
 
 #include "core/utf8.h"
-#include "notify/announcements.h"
-#include "notify/outbox.h"
+#include "domain/events.h"
 
 namespace peto::domain {
 
@@ -53,19 +52,13 @@ void announce_what_you_did(store::Conn& conn, std::int64_t now, std::int64_t app
       " JOIN companies c ON c.id = l.company_id WHERE a.id = ?",
       {application_id});
   if (rows.empty()) return;
-  notify::Named named{application_id, rows[0].text(1), rows[0].text(2)};
-  const FakeClock at(now);  // the moment of the event, which the caller already read
-  notify::announce_event(
-      conn, at, rows[0].int_at(0), event, [&](const notify::Recipient& r) -> notify::Notification {
-        if (event == "status_changed")
-          return notify::status_changed(r, named, record_id, from, to, now, "");
-        if (event == "interview_scheduled") {
-          auto starts = conn.query("SELECT starts_at FROM interviews WHERE id = ?", {record_id});
-          return notify::interview_scheduled(r, named, record_id,
-                                             starts.empty() ? now : starts[0].int_at(0), "");
-        }
-        return notify::offer_recorded(r, named, record_id, now, "");
-      });
+  domain::Event e{event,           rows[0].int_at(0), now,  record_id, application_id,
+                  rows[0].text(1), rows[0].text(2),   from, to,        now};
+  if (event == "interview_scheduled") {
+    auto starts = conn.query("SELECT starts_at FROM interviews WHERE id = ?", {record_id});
+    if (!starts.empty()) e.starts_at = starts[0].int_at(0);
+  }
+  publish(conn, e);
 }
 
 Written Applications::apply(std::int64_t owner, std::int64_t listing_id, const std::string& status,

@@ -4,9 +4,8 @@
 #include <boost/url.hpp>
 #include <cctype>
 
-#include "capture/posting.h"
-#include "notify/announcements.h"
-#include "notify/outbox.h"
+#include "domain/events.h"
+#include "formats/posting.h"
 #include "store/cache.h"
 
 namespace peto::domain {
@@ -33,7 +32,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-nlohmann::json posting_json(const capture::JobPosting& p) {
+nlohmann::json posting_json(const formats::JobPosting& p) {
   auto number = [](const std::optional<std::int64_t>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
@@ -88,7 +87,7 @@ Capture capture_from(const store::Row& r) {
 // The parsers' reading of `html` as the columns parser, parser_version, data.
 std::tuple<store::Value, store::Value, std::string> parsed(std::string_view html,
                                                            const std::string& url) {
-  auto best = capture::parse_posting(html, url);
+  auto best = formats::parse_posting(html, url);
   if (!best) return {store::Value(), store::Value(), "{}"};
   return {
       store::Value(best->parser), store::Value(best->version),
@@ -253,10 +252,14 @@ bool Captures::fill(std::int64_t owner, std::int64_t id, std::string_view html) 
                  ? read[k].get<std::string>()
                  : std::string();
     };
-    notify::announce_event(
-        conn, records_.clock(), owner, "capture_received", [&](const notify::Recipient& r) {
-          return notify::capture_received(r, id, text("role"), text("company"), now, "");
-        });
+    Event received;
+    received.name = "capture_received";
+    received.owner = owner;
+    received.at = now;
+    received.record_id = id;
+    received.role = text("role");
+    received.company = text("company");
+    publish(conn, received);
     return true;
   });
 }

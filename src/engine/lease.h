@@ -1,4 +1,4 @@
-// PassLease: the scheduler's fenced lease (seed #576).
+// PassLease: the scheduler's fenced lease (docs/RULES.md #576).
 //
 // One row per lease name in scheduler_lease(name, owner_token, epoch,
 // acquired_at, expires_at). Taking it is one statement that succeeds only if

@@ -59,7 +59,7 @@ class Scheduler {
     std::chrono::milliseconds sync_budget{120'000};
     std::string heartbeat_path;  // empty: none written
     // Work that runs outside the lease, after it is released (or not taken)
-    // and before the heartbeat: the scheduled backup (SPEC §3.2). It claims
+    // and before the heartbeat: the scheduled backup (docs/SPEC.md §3.2). It claims
     // its own work; its lines join the summary. It must not throw.
     std::function<std::vector<std::string>()> after_lease;
   };

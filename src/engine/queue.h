@@ -1,4 +1,4 @@
-// Queue: background work as rows of the tasks table (SPEC §4).
+// Queue: background work as rows of the tasks table (docs/SPEC.md §4).
 //
 // A task is (kind, queue, payload JSON) with a state: available → running →
 // done | failed | cancelled. enqueue() writes it; a worker claims a batch

@@ -12,7 +12,7 @@
 // never sleeps past the next task that falls due. It rescues tasks whose lease
 // ran out (their worker died) about twice a lease.
 //
-// Quiet (#1117): "worker started" is logged once per Worker; its heartbeat
+// Quiet (docs/RULES.md #1117): "worker started" is logged once per Worker; its heartbeat
 // file is written on the first pass and then at most once a minute on the
 // monotonic clock.
 //

@@ -719,7 +719,7 @@ void swap_in(const fs::path& from, const fs::path& to) {
 
 std::string clipped(const std::string& s) { return s.substr(0, utf8_prefix(s, kMaxError)); }
 
-// The global lock (reference §3.11), released when this goes out of scope.
+// The global lock (docs/SPEC.md §6, Backup and restore), released when this goes out of scope.
 class BackupLock {
  public:
   BackupLock(store::Db& db, const Clock& clock) : cache_(db, clock), token_(random_token()) {

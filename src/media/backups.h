@@ -1,5 +1,5 @@
-// Backup and restore of the whole instance (SPEC §6), and the scheduled
-// backup that runs after the pass, outside its lease (reference §3.11).
+// Backup and restore of the whole instance (docs/SPEC.md §6), and the scheduled
+// backup that runs after the pass, outside its lease (docs/SPEC.md §6, Backup and restore).
 //
 // An archive is a .tar.gz holding, in this order:
 //   manifest.json  format "peto-backup", version 1, the engine, the schema
@@ -104,7 +104,7 @@ struct Restored {
 Result<Restored> restore_backup(const Config& config, const std::string& archive,
                                 const RestoreOptions& options);
 
-// The schedule (reference §3.11): the most recent slot at or before `now`
+// The schedule (docs/SPEC.md §6, Backup and restore): the most recent slot at or before `now`
 // (daily: backup_hour:00 UTC; weekly: that hour on backup_weekday), or
 // nullopt when the schedule is off.
 std::optional<Millis> last_backup_slot(const Config& config, Millis now);

@@ -5,7 +5,7 @@
 #include "core/log.h"
 #include "media/stores.h"
 #include "media/uploads.h"
-#include "notify/connections.h"
+#include "plugin/connection_state.h"
 
 namespace peto::media {
 
@@ -71,8 +71,7 @@ const char* copy_outcome_name(CopyOutcome o) {
   }
 }
 
-Copies::Copies(store::Db& db, const Clock& clock, const Config& config,
-               const notify::HttpClient& http)
+Copies::Copies(store::Db& db, const Clock& clock, const Config& config, const net::HttpClient& http)
     : db_(db), clock_(clock), config_(config), http_(http) {}
 
 // What makes copy row `d` claimable: pending or failed, attempts left, its
@@ -85,7 +84,7 @@ constexpr const char* kClaimable =
     " AND EXISTS (SELECT 1 FROM users u WHERE u.id = d.owner_id AND u.active = 1)";
 // Due: claimable and its connection an enabled store. The claim leaves the
 // connection out: one switched off since due() read it fails its attempt
-// without a request (reference scheduler §3.4).
+// without a request (docs/SPEC.md §6, Stores).
 constexpr const char* kConnectionUsable =
     " AND EXISTS (SELECT 1 FROM connections c WHERE c.id = d.connection_id"
     " AND c.enabled = 1 AND c.kind = 'store')";
@@ -175,7 +174,7 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   };
   if (!usable) return failed("The store connection is switched off, removed or unknown.");
 
-  notify::Connections connections(db_, clock_, config_);
+  plugin::ConnectionState connections(clock_, config_);
   std::optional<nlohmann::json> config;
   {
     auto conn = db_.acquire();

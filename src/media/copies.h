@@ -1,5 +1,5 @@
 // Document copies: each document copied to each of its owner's store
-// connections (SPEC §6, reference scheduler §3.4).
+// connections (docs/SPEC.md §6, docs/SPEC.md §6, Stores).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 
 #include "core/clock.h"
 #include "core/config.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "store/db.h"
 
 namespace peto::media {
@@ -37,7 +37,7 @@ struct CopyView {
 // The copies of `owner`'s upload, oldest first; empty for somebody else's.
 std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::int64_t upload_id);
 
-// Sending (reference scheduler §3.4, #509 claim, #1172 budget).
+// Sending (docs/SPEC.md §6, Stores, docs/RULES.md #509 claim, docs/RULES.md #1172 budget).
 //
 // A copy is due when it is pending or failed, has had fewer than 6 attempts,
 // next_attempt_at has come, it is not claimed (claimed_until null or past),
@@ -74,7 +74,7 @@ const char* copy_outcome_name(CopyOutcome o);  // "sent", "failed", "declined", 
 
 class Copies {
  public:
-  Copies(store::Db& db, const Clock& clock, const Config& config, const notify::HttpClient& http);
+  Copies(store::Db& db, const Clock& clock, const Config& config, const net::HttpClient& http);
 
   // The ids of the first kCopyBatch due copies, in (next_attempt_at, id) order.
   std::vector<std::int64_t> due();
@@ -95,7 +95,7 @@ class Copies {
   store::Db& db_;
   const Clock& clock_;
   const Config& config_;
-  const notify::HttpClient& http_;
+  const net::HttpClient& http_;
 };
 
 }  // namespace peto::media

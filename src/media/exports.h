@@ -1,4 +1,4 @@
-// Export and import of one person's data (SPEC §6, §7): a zip of JSON and files.
+// Export and import of one person's data (docs/SPEC.md §6, §7): a zip of JSON and files.
 //
 //   auto made = media::write_export(db, clock, config.media_dir(), owner, "/tmp/me.zip");
 //   auto done = media::import_archive(db, clock, config.media_dir(), owner, "/tmp/me.zip",

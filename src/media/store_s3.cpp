@@ -139,7 +139,7 @@ class S3Store final : public Store {
                                file.sha256};
     sigv4::Credentials who{config.value("access_key_id", ""), config.value("secret_access_key", ""),
                            config.value("region", ""), "s3"};
-    notify::HttpRequest req;
+    net::HttpRequest req;
     req.method = "PUT";
     req.url = to.url;
     req.headers = {{"Authorization", sigv4::authorization(signed_part, who, when)},
@@ -152,7 +152,7 @@ class S3Store final : public Store {
     req.allow_private = ctx.config.allow_private_destinations;
     auto answer = ctx.http.send(req);
     PutResult result = read_put_answer(answer, "S3 server");
-    if (auto* r = std::get_if<notify::HttpResponse>(&answer);
+    if (auto* r = std::get_if<net::HttpResponse>(&answer);
         r != nullptr && result.outcome != PutResult::Outcome::sent) {
       if (std::string code = error_code(r->body); !code.empty()) result.message += " " + code + ".";
     }

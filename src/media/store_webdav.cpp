@@ -110,7 +110,7 @@ class WebDavStore final : public Store {
     const std::string file_url = folder_url + encode_segment(safe_name(file.remote_name));
 
     auto put_once = [&] {
-      notify::HttpRequest req;
+      net::HttpRequest req;
       req.method = "PUT";
       req.url = file_url;
       req.headers = {{"Authorization", auth},
@@ -123,7 +123,7 @@ class WebDavStore final : public Store {
       return ctx.http.send(req);
     };
     auto answer = put_once();
-    auto* r = std::get_if<notify::HttpResponse>(&answer);
+    auto* r = std::get_if<net::HttpResponse>(&answer);
     if (r != nullptr && (r->status == 404 || r->status == 409)) {
       if (auto why = make_folders(base, *segs, auth, ctx); why.outcome != PutResult::Outcome::sent)
         return why;
@@ -146,7 +146,7 @@ class WebDavStore final : public Store {
     std::string url = base;
     for (const auto& s : segs) {
       url += encode_segment(s) + "/";
-      notify::HttpRequest req;
+      net::HttpRequest req;
       req.method = "MKCOL";
       req.url = url;
       req.headers = {{"Authorization", auth}};
@@ -154,7 +154,7 @@ class WebDavStore final : public Store {
       req.max_bytes = 64 * 1024;
       req.allow_private = ctx.config.allow_private_destinations;
       auto answer = ctx.http.send(req);
-      auto* r = std::get_if<notify::HttpResponse>(&answer);
+      auto* r = std::get_if<net::HttpResponse>(&answer);
       if (r != nullptr && (r->status == 201 || r->status == 405)) continue;
       if (r != nullptr && (r->status == 404 || r->status == 409))
         return PutResult::failed("The folder " + url +

@@ -2,7 +2,7 @@
 
 #include <boost/url.hpp>
 
-#include "notify/destination.h"
+#include "net/destination.h"
 
 namespace peto::media {
 
@@ -45,10 +45,10 @@ std::string safe_name(std::string_view name) {
   return out.empty() ? "file" : out;
 }
 
-PutResult read_put_answer(const std::variant<notify::HttpResponse, notify::HttpError>& answer,
+PutResult read_put_answer(const std::variant<net::HttpResponse, net::HttpError>& answer,
                           std::string_view what) {
-  if (const auto* e = std::get_if<notify::HttpError>(&answer)) return PutResult::failed(e->message);
-  const auto& r = std::get<notify::HttpResponse>(answer);
+  if (const auto* e = std::get_if<net::HttpError>(&answer)) return PutResult::failed(e->message);
+  const auto& r = std::get<net::HttpResponse>(answer);
   const std::string status = std::to_string(r.status);
   if (r.status >= 200 && r.status < 300) return PutResult::sent("", "");
   if (r.status == 401 || r.status == 403)
@@ -72,7 +72,7 @@ std::string url_refusal(const std::string& url, const Config& instance) {
   if (!parsed) return "";  // validate() names a bad URL
   std::string host(parsed->encoded_host_address());
   if (!host.empty() && host.front() == '[') host = host.substr(1, host.size() - 2);
-  notify::DestinationPolicy policy{instance.allow_private_destinations};
+  net::DestinationPolicy policy{instance.allow_private_destinations};
   auto type = parsed->host_type();
   if (type == boost::urls::host_type::ipv4 || type == boost::urls::host_type::ipv6) {
     if (Status s = policy.check(host); !s) return s.message();

@@ -11,7 +11,7 @@
 // put() may be called from several threads and processes at once; a store
 // holds no state between calls. It must not throw for a failure of the other
 // side; an exception escaping put() counts as an ordinary failure. Every
-// request a store makes goes through the guarded notify::HttpClient.
+// request a store makes goes through the guarded net::HttpClient.
 //
 // put() writes the same remote name every time it is called for one copy, so
 // a copy sent twice (a crash after the upload, before the row was marked)
@@ -29,13 +29,13 @@
 
 #include "core/clock.h"
 #include "core/config.h"
-#include "notify/http.h"
-#include "notify/notifier.h"
+#include "net/http.h"
+#include "plugin/plugin.h"
 
 namespace peto::media {
 
-using notify::ConfigErrors;
-using notify::FieldSpec;
+using plugin::ConfigErrors;
+using plugin::FieldSpec;
 
 // A FieldSpec for a store's form.
 inline FieldSpec store_field(std::string name, std::string label_key, std::string help_key = "",
@@ -59,7 +59,7 @@ struct PutFile {
 };
 
 struct PutContext {
-  const notify::HttpClient& http;
+  const net::HttpClient& http;
   const Config& config;  // allow_private_destinations, local_store_root()
   const Clock& clock;    // the time S3 requests are signed at
   std::chrono::milliseconds timeout{120'000};
@@ -86,17 +86,11 @@ struct PutResult {
   std::string_view outcome_name() const;  // "sent", "declined", "failed", "unusable"
 };
 
-class Store {
+// A store's name is "local", "webdav" or "s3"; its label is in
+// locales/*/stores.json.
+class Store : public plugin::Plugin {
  public:
-  virtual ~Store() = default;
-  virtual std::string_view name() const = 0;       // "local", "webdav", "s3"
-  virtual std::string_view label_key() const = 0;  // locales/*/stores.json
-  virtual std::vector<FieldSpec> fields() const = 0;
-  // Checks a complete config (secrets included, already type-checked against
-  // fields()).
-  virtual ConfigErrors validate(const nlohmann::json& config, const Config& instance) const = 0;
-  // One line for the connections list ("https://dav.example/peto/").
-  virtual std::string summary(const nlohmann::json& config) const = 0;
+  std::string_view kind() const final { return "store"; }
   // Whether the instance's policy refuses this connection as it stands (a
   // private address while PETO_ALLOW_PRIVATE_DESTINATIONS is off, a folder
   // that now leads out of the local store root): the reason, "" when allowed.
@@ -123,7 +117,7 @@ std::string safe_name(std::string_view name);
 // The usual reading of an HTTP answer to an upload: 2xx sent (the caller
 // fills in the id and URL); 401/403 unusable; 408, 429, 5xx and 3xx (redirects
 // are never followed) failed; other 4xx declined. Transport errors failed.
-PutResult read_put_answer(const std::variant<notify::HttpResponse, notify::HttpError>& answer,
+PutResult read_put_answer(const std::variant<net::HttpResponse, net::HttpError>& answer,
                           std::string_view what);
 
 // The policy's view of an http(s) URL's host as written: the reason an IP

@@ -1,8 +1,8 @@
 // Uploads: files a person keeps in peto, stored under the media folder.
 //
-// This is the part the scheduler needs now: the table with its checksum
-// columns, and the check that compares a file with what was recorded. The
-// documents issue builds the rest (owners, versions, serving) on it.
+// This is the part the scheduler needs: the table with its checksum columns,
+// and the check that compares a file with what was recorded. Documents
+// (media/documents.h) build the rest (owners, versions, serving) on it.
 //
 // verified_at is 0 for an upload never checked, so "never checked first, then
 // oldest first" is one ascending walk of the (verified_at, id) index.

@@ -3,7 +3,7 @@
 // The announcers (steps/announce.h) and the domain's events read what they
 // announce and call these to build the Notification; the Outbox then delivers
 // it. Texts come from locales/<lang>/notify.json through Catalogue::shared();
-// times are shown in the recipient's time zone. Keys follow SPEC §6:
+// times are shown in the recipient's time zone. Keys follow docs/SPEC.md §6:
 // reminder:<id>:<due ISO>, went_quiet:<hash>, posting_closing:<hash>,
 // status:<application>:<event id>, interview:<id>:<starts ISO>,
 // offer:<id>:<event id>, capture:<id>.

@@ -41,7 +41,8 @@ std::string masked_url(std::string_view url);
 // POSTs `body` as JSON to `url` through ctx.http with the notifiers' usual
 // settings: 10 s, redirects never followed, allow_private from the
 // configuration.
-std::variant<HttpResponse, HttpError> post_json(const SendContext& ctx, std::string url,
-                                                std::string body, HttpHeaders headers = {});
+std::variant<net::HttpResponse, net::HttpError> post_json(const SendContext& ctx, std::string url,
+                                                          std::string body,
+                                                          net::HttpHeaders headers = {});
 
 }  // namespace peto::notify::builtin

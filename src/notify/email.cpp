@@ -1,7 +1,7 @@
 // E-mail over SMTP: one plain-text message per notification, through the
 // instance's mail server (PETO_SMTP_URL), from PETO_SMTP_FROM.
 //
-// SMTP is not HTTP, so it does not go through HttpClient, but it keeps the
+// SMTP is not HTTP, so it does not go through net::HttpClient, but it keeps the
 // same door: the server's name is resolved here, every address must pass the
 // destination policy, and curl is pinned to the checked address
 // (CURLOPT_RESOLVE, plus a socket callback that refuses any other).
@@ -20,10 +20,10 @@
 
 #include "core/token.h"
 #include "core/utf8.h"
+#include "net/destination.h"
+#include "net/pinned_socket.h"
 #include "notify/builtin.h"
-#include "notify/destination.h"
 #include "notify/notifiers.h"
-#include "notify/pinned_socket.h"
 
 namespace peto::notify {
 namespace {
@@ -219,12 +219,12 @@ std::variant<std::string, SendResult> approve(const MailServer& server, bool all
   if (server.is_ip) {
     addresses.push_back(server.host);
   } else {
-    addresses = system_resolver()(server.host);
+    addresses = net::system_resolver()(server.host);
     if (addresses.empty())
       return outcome(SendResult::Outcome::failed,
                      "Could not find the address of the mail server " + server.host + ".");
   }
-  DestinationPolicy policy{allow_private};
+  net::DestinationPolicy policy{allow_private};
   for (const auto& a : addresses) {
     if (Status s = policy.check(a); !s) {
       std::string why = server.is_ip ? s.message()
@@ -244,7 +244,7 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
   if (!h) throw std::bad_alloc();
   CURL* c = h.get();
 
-  PinnedSocket pin;
+  net::PinnedSocket pin;
   if (!pin.set(ip, server.port))
     return outcome(SendResult::Outcome::final, "'" + ip + "' is not an address to connect to.");
   std::unique_ptr<curl_slist, CurlFree> resolve;

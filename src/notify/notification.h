@@ -6,7 +6,7 @@
 //
 // The key is the stable identity of one announcement: the outbox keeps one
 // delivery per (connection, key), and every attempt sends the same key and the
-// same words (#1163). Events are the seven below; a notifier's per-event switch
+// same words (docs/RULES.md #1163). Events are the seven below; a notifier's per-event switch
 // is the config key "event_<name>".
 #pragma once
 

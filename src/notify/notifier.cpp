@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <boost/url.hpp>
 
+#include "net/destination.h"
 #include "notify/builtin.h"
-#include "notify/destination.h"
 #include "notify/notifiers.h"
 
 namespace peto::notify {
@@ -36,7 +36,7 @@ SendResult result(SendResult::Outcome outcome, std::string message,
   return r;
 }
 
-SendResult read_response(const HttpResponse& r) {
+SendResult read_response(const net::HttpResponse& r) {
   using Outcome = SendResult::Outcome;
   const int s = r.status;
   if (s >= 200 && s < 300) return result(Outcome::sent, "", s);
@@ -61,11 +61,11 @@ SendResult read_response(const HttpResponse& r) {
 
 }  // namespace
 
-SendResult read_http_answer(const std::variant<HttpResponse, HttpError>& answer) {
-  if (const auto* r = std::get_if<HttpResponse>(&answer)) return read_response(*r);
-  const auto& e = std::get<HttpError>(answer);
-  bool hopeless =
-      e.kind == HttpError::Kind::refused_destination || e.kind == HttpError::Kind::bad_url;
+SendResult read_http_answer(const std::variant<net::HttpResponse, net::HttpError>& answer) {
+  if (const auto* r = std::get_if<net::HttpResponse>(&answer)) return read_response(*r);
+  const auto& e = std::get<net::HttpError>(answer);
+  bool hopeless = e.kind == net::HttpError::Kind::refused_destination ||
+                  e.kind == net::HttpError::Kind::bad_url;
   return result(hopeless ? SendResult::Outcome::final : SendResult::Outcome::failed, e.message);
 }
 
@@ -136,12 +136,12 @@ std::string check_http_url(std::string_view url, const Config& instance) {
     case boost::urls::host_type::ipv4:
     case boost::urls::host_type::ipv6: {
       std::string ip(parsed->host_address());
-      if (Status s = DestinationPolicy{instance.allow_private_destinations}.check(ip); !s)
+      if (Status s = net::DestinationPolicy{instance.allow_private_destinations}.check(ip); !s)
         return s.message() + ".";
       return "";
     }
     case boost::urls::host_type::name: {
-      // What HttpClient will accept at send time (notify/http.h), said now.
+      // What net::HttpClient will accept at send time (notify/http.h), said now.
       std::string host(parsed->encoded_host());
       for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (host.empty()) break;
@@ -178,9 +178,10 @@ std::string masked_url(std::string_view url) {
   return out + (more || parsed->has_query() ? "/…" : "/");
 }
 
-std::variant<HttpResponse, HttpError> post_json(const SendContext& ctx, std::string url,
-                                                std::string body, HttpHeaders headers) {
-  HttpRequest req;
+std::variant<net::HttpResponse, net::HttpError> post_json(const SendContext& ctx, std::string url,
+                                                          std::string body,
+                                                          net::HttpHeaders headers) {
+  net::HttpRequest req;
   req.method = "POST";
   req.url = std::move(url);
   req.body = std::move(body);

@@ -26,22 +26,14 @@
 
 #include "core/clock.h"
 #include "core/config.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "notify/notification.h"
+#include "plugin/plugin.h"
 
 namespace peto::notify {
 
-struct FieldSpec {
-  enum class Type { text, url, email, password, integer, boolean, choice, textarea };
-  std::string name;       // config key, [a-z0-9_]
-  std::string label_key;  // catalogue key of the label (locales/*/notifiers.json)
-  std::string help_key;   // catalogue key of a hint, "" for none
-  Type type = Type::text;
-  bool required = true;
-  bool secret = false;  // sealed at rest, never shown back; blank on edit = keep
-  std::string default_value;
-  std::vector<std::pair<std::string, std::string>> choices;  // value, label key
-};
+using plugin::ConfigErrors;
+using plugin::FieldSpec;
 
 // Who a notification is for: the account, read once per announcement.
 struct Recipient {
@@ -54,7 +46,7 @@ struct Recipient {
 
 // What a send needs besides the notification and the connection's config.
 struct SendContext {
-  const HttpClient& http;
+  const net::HttpClient& http;
   const Config& config;  // allow_private_destinations, smtp_url, public_url
   const Clock& clock;
   std::string delivery_id;  // the outbox row's id ("42"), or "test"
@@ -79,26 +71,18 @@ struct SendResult {
 // other 3xx failed (redirects are never followed); 408, 429 and 5xx failed;
 // other 4xx final ("The receiver answered 404"); a refused destination or bad
 // URL final; DNS, connect, timeout, TLS and other errors failed.
-SendResult read_http_answer(const std::variant<HttpResponse, HttpError>& answer);
+SendResult read_http_answer(const std::variant<net::HttpResponse, net::HttpError>& answer);
 
-// Field errors: field name → catalogue key or sentence; "" = the whole form.
-using ConfigErrors = std::map<std::string, std::string>;
-
-class Notifier {
+class Notifier : public plugin::Plugin {
  public:
-  virtual ~Notifier() = default;
-  virtual std::string_view name() const = 0;  // "webhook", stored on the connection
-  virtual std::string_view label_key() const = 0;
-  virtual std::vector<FieldSpec> fields() const = 0;
+  std::string_view kind() const final { return "notifier"; }
   // Whether `event` is on for a connection that never set event_<name>;
   // nullopt = the general rule (on, except about_what_you_did events).
   virtual std::optional<bool> event_default(std::string_view event) const;
   // Checks a complete config (secrets included, already type-checked against
   // fields()): e.g. the webhook's URL passes the destination policy's syntax
   // and its secret has at least 16 characters.
-  virtual ConfigErrors validate(const nlohmann::json& config, const Config& instance) const;
-  // One masked line for the connections list ("https://hooks.example/…").
-  virtual std::string summary(const nlohmann::json& config) const = 0;
+  ConfigErrors validate(const nlohmann::json& config, const Config& instance) const override;
   // Sends `n` with `config` (config and secrets merged) to `to`.
   virtual SendResult send(const Notification& n, const nlohmann::json& config, const Recipient& to,
                           const SendContext& ctx) const = 0;

@@ -58,7 +58,7 @@ class Ntfy final : public Notifier {
     // ntfy opens `click` on a tap: only an absolute address means anything
     // there.
     if (is_web_address(n.url)) message["click"] = n.url;
-    HttpHeaders headers;
+    net::HttpHeaders headers;
     if (std::string token = builtin::text(config, "token"); !token.empty())
       headers.emplace_back("Authorization", "Bearer " + token);
     SendResult r = read_http_answer(

@@ -7,7 +7,7 @@
 
 #include "core/log.h"
 #include "core/utf8.h"
-#include "notify/connections.h"
+#include "plugin/connection_state.h"
 
 namespace peto::notify {
 
@@ -81,7 +81,10 @@ int Outbox::announce(store::Conn& conn, const Recipient& to, const Notification&
 }
 
 int Outbox::announce_all(store::Conn& conn, const std::vector<Announcement>& all) const {
-  Millis now = clock_.now_ms();
+  return announce_all_at(conn, all, clock_.now_ms());
+}
+
+int Outbox::announce_all_at(store::Conn& conn, const std::vector<Announcement>& all, Millis now) {
   store::Params notices, deliveries;
   for (const Announcement& a : all) {
     const Notification& n = a.notification;
@@ -120,8 +123,7 @@ int Outbox::announce_all(store::Conn& conn, const std::vector<Announcement>& all
       " ON CONFLICT (connection_id, key) DO NOTHING", 7, deliveries));
 }
 
-int announce_event(store::Conn& conn, const Clock& clock, std::int64_t owner,
-                   std::string_view event,
+int announce_event(store::Conn& conn, Millis at, std::int64_t owner, std::string_view event,
                    const std::function<Notification(const Recipient&)>& build) {
   auto targets = Outbox::targets(conn, {owner});
   auto& mine = targets[owner];
@@ -134,8 +136,8 @@ int announce_event(store::Conn& conn, const Clock& clock, std::int64_t owner,
   auto recipients = Outbox::recipients(conn, {owner});
   auto to = recipients.find(owner);
   if (to == recipients.end()) return 0;  // an inactive account is told nothing
-  static const Config no_config;         // announce() needs none
-  return Outbox(clock, no_config).announce(conn, to->second, build(to->second), mine);
+  return Outbox::announce_all_at(conn,
+                                 {Outbox::Announcement{&to->second, build(to->second), &mine}}, at);
 }
 
 namespace {
@@ -147,9 +149,9 @@ struct Claimed {
 
 // Sends one claimed delivery and writes its outcome. Never throws for a
 // failure of the other side.
-void deliver_one(store::Db& db, Connections& connections, const HttpClient& http,
-                 const Config& config, const Clock& clock, const Claimed& claim,
-                 engine::Counts& counts) {
+void deliver_one(store::Db& db, const plugin::ConnectionState& connections,
+                 const net::HttpClient& http, const Config& config, const Clock& clock,
+                 const Claimed& claim, engine::Counts& counts) {
   auto conn = db.acquire();
   auto rows = conn->query(
       "SELECT d.owner_id, d.connection_id, d.body, d.attempts, c.plugin, u.email, u.language,"
@@ -223,10 +225,10 @@ void deliver_one(store::Db& db, Connections& connections, const HttpClient& http
 
 }  // namespace
 
-engine::Counts Outbox::deliver_due(store::Db& db, const HttpClient& http,
+engine::Counts Outbox::deliver_due(store::Db& db, const net::HttpClient& http,
                                    const engine::Budget& budget) const {
   engine::Counts counts;
-  Connections connections(db, clock_, config_);
+  plugin::ConnectionState connections(clock_, config_);
   for (;;) {
     if (budget.spent()) break;
     Millis now = clock_.now_ms();

@@ -41,7 +41,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "engine/step.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "notify/notification.h"
 #include "notify/notifier.h"
 #include "store/db.h"
@@ -79,8 +79,7 @@ struct InboxNotice {
 // them wants `event`, the owner's profile, then announces what `build`
 // makes for them. Returns the deliveries written. Links stay paths here; the
 // delivery step puts PETO_PUBLIC_URL in front.
-int announce_event(store::Conn& conn, const Clock& clock, std::int64_t owner,
-                   std::string_view event,
+int announce_event(store::Conn& conn, Millis at, std::int64_t owner, std::string_view event,
                    const std::function<Notification(const Recipient&)>& build);
 
 class Outbox {
@@ -107,10 +106,12 @@ class Outbox {
   // announce() for many at once, in a few multi-row statements (an
   // announcer's batch of reminders).
   int announce_all(store::Conn& conn, const std::vector<Announcement>& all) const;
+  // The same, written as made at `now`.
+  static int announce_all_at(store::Conn& conn, const std::vector<Announcement>& all, Millis now);
 
   // One run of the delivery step: batches until nothing is due or `budget`
   // is spent. Counts: sent, failed (will retry), given_up, retired.
-  engine::Counts deliver_due(store::Db& db, const HttpClient& http,
+  engine::Counts deliver_due(store::Db& db, const net::HttpClient& http,
                              const engine::Budget& budget) const;
 
   // Deletes sent and given-up deliveries older than 7 days, inbox notices

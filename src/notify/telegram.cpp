@@ -45,8 +45,8 @@ std::string message_text(const Notification& n) {
 }
 
 // Telegram's own reason ("Bad Request: chat not found"), when it gave one.
-std::string description(const std::variant<HttpResponse, HttpError>& answer) {
-  const auto* r = std::get_if<HttpResponse>(&answer);
+std::string description(const std::variant<net::HttpResponse, net::HttpError>& answer) {
+  const auto* r = std::get_if<net::HttpResponse>(&answer);
   if (r == nullptr) return "";
   auto body = nlohmann::json::parse(r->body, nullptr, false);
   if (!body.is_object() || !body.contains("description") || !body["description"].is_string())

@@ -1,5 +1,5 @@
 // The signed webhook: POSTs the version-1 payload, signed with the
-// connection's secret, to the connection's URL (SPEC §6; Postulo §2).
+// connection's secret, to the connection's URL (docs/SPEC.md §6, and §5.1).
 #include <sodium.h>
 
 #include <charconv>
@@ -78,9 +78,9 @@ class Webhook final : public Notifier {
     }
     std::string body = payload(n);
     std::int64_t now = ctx.clock.now_ms() / 1000;  // fresh on every attempt
-    HttpHeaders headers = {{"Peto-Signature", webhook_signature(secret, now, body)},
-                           {"Peto-Event", n.event},
-                           {"Peto-Delivery", ctx.delivery_id}};
+    net::HttpHeaders headers = {{"Peto-Signature", webhook_signature(secret, now, body)},
+                                {"Peto-Event", n.event},
+                                {"Peto-Delivery", ctx.delivery_id}};
     return read_http_answer(
         builtin::post_json(ctx, builtin::text(config, "url"), std::move(body), std::move(headers)));
   }

@@ -1,5 +1,4 @@
-// The pass's steps in the order SPEC §3.2 gives. Steps that need the domain
-// join this list as their issues land.
+// The pass's steps in the order docs/SPEC.md §3.2 gives.
 #pragma once
 
 #include <memory>

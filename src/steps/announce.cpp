@@ -236,7 +236,7 @@ std::vector<std::string> Closing::summary(const engine::Counts& c) const {
 
 engine::Counts Deliveries::run(engine::PassContext& ctx) {
   Outbox outbox(ctx.clock, ctx.config);
-  notify::HttpClient http;
+  net::HttpClient http;
   return outbox.deliver_due(ctx.db, http, ctx.budget(kBudget));
 }
 

@@ -1,4 +1,4 @@
-// The announcers and the delivery step (SPEC §3.2–3.4, §6).
+// The announcers and the delivery step (docs/SPEC.md §3.2–3.4, §6).
 //
 // Each announcer reads what is due, claims it with a conditional UPDATE and,
 // in the same write transaction, writes the announcement to the outbox
@@ -9,7 +9,7 @@
 //   Reminders  — outstanding reminders due now, of active owners (an inactive
 //                owner's reminders wait), stamped notified_at; 500 per
 //                transaction; key reminder:<id>:<due ISO>.
-//   Quiet      — (#1120) the active owners who have an application that can
+//   Quiet      — (docs/RULES.md #1120) the active owners who have an application that can
 //                go quiet are read once with their profiles; per owner, one
 //                query returns only the applications quiet for
 //                quiet_after_days and not yet announced in this silence (the

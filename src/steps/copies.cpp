@@ -2,12 +2,12 @@
 
 #include "core/log.h"
 #include "media/copies.h"
-#include "notify/http.h"
+#include "net/http.h"
 
 namespace peto::steps {
 
 engine::Counts Copies::run(engine::PassContext& ctx) {
-  static const notify::HttpClient http;
+  static const net::HttpClient http;
   media::Copies copies(ctx.db, ctx.clock, ctx.config, http);
   engine::Counts counts;
   auto budget = ctx.budget(kBudget);

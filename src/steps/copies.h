@@ -1,8 +1,8 @@
-// Copies: sends document copies to their stores (reference scheduler §3.4,
+// Copies: sends document copies to their stores (docs/SPEC.md §6, Stores,
 // media/copies.h). The first 50 due copies in (next_attempt_at, id) order,
 // one at a time, each claimed before it is tried.
 //
-// #1172: the step stops starting copies once 60 s have gone (checked before
+// docs/RULES.md #1172: the step stops starting copies once 60 s have gone (checked before
 // each one; a copy started is never cut off, so a pass spends the budget and
 // one copy more at most). What is left is neither claimed nor counted: it
 // keeps its next_attempt_at and stands first next pass, ahead of copies that

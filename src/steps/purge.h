@@ -1,4 +1,4 @@
-// Cache purge (#1167): once an hour across all schedulers, deletes the cache
+// Cache purge (docs/RULES.md #1167): once an hour across all schedulers, deletes the cache
 // rows already past their expiry. Nothing live is touched, so no gate,
 // lease or counter is ever cut short; there is no entry limit to cull by.
 // peto keeps no file cache, so there is no file purge to cap. The same pass

@@ -1,4 +1,4 @@
-// Scrub (#1118): checks a slice of uploads against their recorded size and
+// Scrub (docs/RULES.md #1118): checks a slice of uploads against their recorded size and
 // SHA-256. Only uploads never checked, or last checked more than
 // PETO_SCRUB_EVERY_DAYS ago (0: every pass), 25 a pass, oldest first. Damage
 // ("missing", "changed") is recorded on the row; a file is never altered or

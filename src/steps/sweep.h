@@ -1,4 +1,4 @@
-// Orphan sweep (#1119): removes files under the media folder that no row
+// Orphan sweep (docs/RULES.md #1119): removes files under the media folder that no row
 // names. At most once an hour across all schedulers (a gate in the cache), one
 // walk of the media folder, and only files older than the grace
 // (PETO_MEDIA_SWEEP_GRACE_HOURS, at least 1) whose age is known. The named

@@ -1,13 +1,13 @@
 #include "steps/syncs.h"
 
 #include "core/log.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "sync/syncs.h"
 
 namespace peto::steps {
 
 engine::Counts Syncs::run(engine::PassContext& ctx) {
-  static const notify::HttpClient http;
+  static const net::HttpClient http;
   sync::Syncs syncs(ctx.db, ctx.cache, ctx.clock, ctx.config, http);
   engine::Counts counts;
   auto budget = ctx.budget(ctx.sync_budget);

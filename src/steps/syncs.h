@@ -1,4 +1,4 @@
-// Syncs: runs the sync connections that are due (reference scheduler §3.6,
+// Syncs: runs the sync connections that are due (docs/SPEC.md §6, Syncs,
 // sync/syncs.h), one at a time, each claimed on synced_at and guarded by its
 // lease, so two passes at once never run one connection twice.
 //

@@ -1,4 +1,4 @@
-// Upkeep (#1121 and errands): fails errands still waiting or working 24 h
+// Upkeep (docs/RULES.md #1121 and errands): fails errands still waiting or working 24 h
 // after they were asked for ("interrupted, please try again"; errands are
 // never retried by themselves), and deletes finished tasks (done, failed,
 // cancelled) once they are 7 days old, in batches; and removes the kept

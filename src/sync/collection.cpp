@@ -5,7 +5,8 @@
 
 #include "core/log.h"
 #include "core/token.h"
-#include "sync/cards.h"
+#include "domain/cards.h"
+#include "formats/ical.h"
 
 namespace peto::sync {
 
@@ -251,8 +252,8 @@ class Run {
     // Conditional on the version the decision was made on: a member changed
     // there since the listing answers 412 and is pulled next run.
     const DavBody& theirs = std::get<DavBody>(got);
-    auto put =
-        dav_.put(link.href, merge_member(theirs.body, now.text), side.content_type, link.etag);
+    auto put = dav_.put(link.href, formats::merge_member(theirs.body, now.text), side.content_type,
+                        link.etag);
     if (auto* f = std::get_if<DavFailure>(&put)) {
       if (f->kind != DavFailure::Kind::precondition) return note_failure(link.href, *f);
       // Changed there between the read and the write: the next run reads it.
@@ -311,7 +312,7 @@ class Run {
   // A record with no member yet: made there under its uid.
   void upload(const Side& side, const json& record) {
     const std::int64_t id = record["id"].get<std::int64_t>();
-    const std::string uid = record_uid(side.record_kind, record);
+    const std::string uid = domain::record_uid(side.record_kind, record);
     const std::string href = dav_.href_for(uid, side.extension);
     Rendered r = side.render(record, uid);
     seen_remote_.insert(href_key(href));
@@ -323,7 +324,8 @@ class Run {
       auto got = dav_.get(href);
       if (auto* g = std::get_if<DavFailure>(&got)) return note_failure(href, *g);
       const DavBody& theirs = std::get<DavBody>(got);
-      put = dav_.put(href, merge_member(theirs.body, r.text), side.content_type, theirs.etag);
+      put = dav_.put(href, formats::merge_member(theirs.body, r.text), side.content_type,
+                     theirs.etag);
     }
     if (auto* f = std::get_if<DavFailure>(&put)) {
       if (f->kind == DavFailure::Kind::precondition) return;  // raced: the next run

@@ -1,5 +1,5 @@
 // DavClient (see dav.h): PROPFIND, REPORT sync-collection, GET, PUT and
-// DELETE on one collection, over the guarded notify::HttpClient.
+// DELETE on one collection, over the guarded net::HttpClient.
 //
 // Multi-Status answers (RFC 4918 §13) are read with expat in namespace mode,
 // element names arriving as "DAV:|href". A document with a DOCTYPE is refused
@@ -261,8 +261,8 @@ DavFailure failure(DavFailure::Kind kind, int status, std::string message) {
 }
 
 // An exchange that brought no answer.
-DavFailure from_error(const notify::HttpError& e) {
-  using K = notify::HttpError::Kind;
+DavFailure from_error(const net::HttpError& e) {
+  using K = net::HttpError::Kind;
   // Neither a refused address nor an unreadable URL gets better by trying again.
   bool over = e.kind == K::refused_destination || e.kind == K::bad_url;
   return failure(over ? DavFailure::Kind::unusable : DavFailure::Kind::failed, 0, e.message);
@@ -317,7 +317,7 @@ DavFailure member_failure(int status, const std::string& host, const std::string
 
 // ---------------------------------------------------------------------------
 
-DavClient::DavClient(const notify::HttpClient& http, DavSettings settings)
+DavClient::DavClient(const net::HttpClient& http, DavSettings settings)
     : http_(http), settings_(std::move(settings)) {
   if (settings_.url.empty() || settings_.url.back() != '/') settings_.url += '/';
   auto url = boost::urls::parse_uri(settings_.url);
@@ -334,7 +334,7 @@ DavClient::DavClient(const notify::HttpClient& http, DavSettings settings)
 namespace {
 
 struct Exchange {
-  const notify::HttpClient& http;
+  const net::HttpClient& http;
   const DavSettings& settings;
   const std::string& origin;
 
@@ -347,10 +347,10 @@ struct Exchange {
     return h.substr(0, h.find(':'));
   }
 
-  std::variant<notify::HttpResponse, DavFailure> send(std::string method, const std::string& href,
-                                                      notify::HttpHeaders headers,
-                                                      std::string body = {}) const {
-    notify::HttpRequest req;
+  std::variant<net::HttpResponse, DavFailure> send(std::string method, const std::string& href,
+                                                   net::HttpHeaders headers,
+                                                   std::string body = {}) const {
+    net::HttpRequest req;
     req.method = std::move(method);
     req.url = origin + href;
     req.headers = std::move(headers);
@@ -363,8 +363,8 @@ struct Exchange {
     req.max_redirects = 0;
     req.allow_private = settings.allow_private;
     auto answer = http.send(req);
-    if (auto* e = std::get_if<notify::HttpError>(&answer)) return from_error(*e);
-    return std::get<notify::HttpResponse>(std::move(answer));
+    if (auto* e = std::get_if<net::HttpError>(&answer)) return from_error(*e);
+    return std::get<net::HttpResponse>(std::move(answer));
   }
 };
 
@@ -485,7 +485,7 @@ std::variant<DavListing, DavFailure> DavClient::list() const {
   auto answer =
       x.send("PROPFIND", path_, {{"Content-Type", std::string(kXmlType)}, {"Depth", "1"}}, body);
   if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
-  const auto& r = std::get<notify::HttpResponse>(answer);
+  const auto& r = std::get<net::HttpResponse>(answer);
   if (r.status != 207) {
     if (r.status >= 200 && r.status < 300)
       return failure(DavFailure::Kind::unusable, r.status,
@@ -543,7 +543,7 @@ std::optional<std::variant<DavListing, DavFailure>> DavClient::changes_since(
     auto answer =
         x.send("REPORT", path_, {{"Content-Type", std::string(kXmlType)}, {"Depth", "0"}}, body);
     if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
-    const auto& r = std::get<notify::HttpResponse>(answer);
+    const auto& r = std::get<net::HttpResponse>(answer);
     switch (r.status) {
       case 400:
       case 405:
@@ -591,7 +591,7 @@ std::variant<DavBody, DavFailure> DavClient::get(const std::string& href) const 
   Exchange x{http_, settings_, origin_};
   auto answer = x.send("GET", href, {});
   if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
-  auto& r = std::get<notify::HttpResponse>(answer);
+  auto& r = std::get<net::HttpResponse>(answer);
   if (r.status < 200 || r.status >= 300) return member_failure(r.status, x.host(), r.body);
   const std::string* etag = r.header("ETag");
   return DavBody{std::move(r.body), etag ? *etag : std::string()};
@@ -602,7 +602,7 @@ std::variant<std::string, DavFailure> DavClient::put(const std::string& href,
                                                      const std::string& content_type,
                                                      const std::string& etag) const {
   Exchange x{http_, settings_, origin_};
-  notify::HttpHeaders headers{{"Content-Type", content_type}};
+  net::HttpHeaders headers{{"Content-Type", content_type}};
   if (etag.empty()) {
     headers.emplace_back("If-None-Match", "*");
   } else {
@@ -610,7 +610,7 @@ std::variant<std::string, DavFailure> DavClient::put(const std::string& href,
   }
   auto answer = x.send("PUT", href, std::move(headers), body);
   if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
-  const auto& r = std::get<notify::HttpResponse>(answer);
+  const auto& r = std::get<net::HttpResponse>(answer);
   if (r.status < 200 || r.status >= 300) return member_failure(r.status, x.host(), r.body);
   const std::string* got = r.header("ETag");
   return got ? *got : std::string();
@@ -619,11 +619,11 @@ std::variant<std::string, DavFailure> DavClient::put(const std::string& href,
 std::optional<DavFailure> DavClient::remove(const std::string& href,
                                             const std::string& etag) const {
   Exchange x{http_, settings_, origin_};
-  notify::HttpHeaders headers;
+  net::HttpHeaders headers;
   if (!etag.empty()) headers.emplace_back("If-Match", etag);
   auto answer = x.send("DELETE", href, std::move(headers));
   if (auto* f = std::get_if<DavFailure>(&answer)) return *f;
-  const auto& r = std::get<notify::HttpResponse>(answer);
+  const auto& r = std::get<net::HttpResponse>(answer);
   if ((r.status >= 200 && r.status < 300) || r.status == 404 || r.status == 410)
     return std::nullopt;
   if (r.status == 412 && !etag.empty()) {

@@ -10,7 +10,7 @@
 //   auto put = dav.put(dav.href_for(uid, ".ics"), body, "text/calendar; charset=utf-8", etag);
 //   auto gone = dav.remove(href, etag);
 //
-// Every request goes through the guarded notify::HttpClient (destination
+// Every request goes through the guarded net::HttpClient (destination
 // policy, timeout, no redirects followed) with HTTP Basic credentials when a
 // username is set. Answers are parsed with expat in namespace mode, so any
 // prefix the server picks for DAV: works. Hrefs are kept as the server wrote
@@ -32,7 +32,7 @@
 #include <variant>
 #include <vector>
 
-#include "notify/http.h"
+#include "net/http.h"
 
 namespace peto::sync {
 
@@ -84,7 +84,7 @@ std::optional<DavPage> read_multistatus(const std::string& body, const std::stri
 
 class DavClient {
  public:
-  DavClient(const notify::HttpClient& http, DavSettings settings);
+  DavClient(const net::HttpClient& http, DavSettings settings);
 
   // PROPFIND Depth: 1 asking for DAV:getetag and DAV:sync-token (and
   // DAV:resourcetype, so sub-collections are skipped): every member directly
@@ -120,7 +120,7 @@ class DavClient {
   const std::string& collection_path() const { return path_; }
 
  private:
-  const notify::HttpClient& http_;
+  const net::HttpClient& http_;
   DavSettings settings_;
   std::string origin_;  // "https://dav.example:8443"
   std::string path_;    // "/cal/work/"

@@ -11,8 +11,9 @@
 
 #include "core/i18n.h"
 #include "domain/applications.h"
+#include "domain/cards.h"
 #include "domain/records.h"
-#include "sync/cards.h"
+#include "formats/ical.h"
 #include "sync/collection.h"
 #include "sync/dav.h"
 
@@ -60,9 +61,9 @@ domain::Input typed(json values, bool partial) {
   return in;
 }
 
-Rendered calendar_text(const CalItem& item, Millis now) {
+Rendered calendar_text(const formats::CalItem& item, Millis now) {
   // DTSTAMP is the only part that changes on every write: hashed without it.
-  return {write_calendar({item}, now), text_hash(write_calendar({item}, 0))};
+  return {formats::write_calendar({item}, now), text_hash(formats::write_calendar({item}, 0))};
 }
 
 template <typename T>
@@ -106,20 +107,21 @@ Side interviews_side(SyncContext& ctx) {
     return list;
   };
   s.render = [&ctx](const json& r, const std::string& uid) {
-    return calendar_text(interview_item(r, uid, interview_title(ctx.language, r)),
+    return calendar_text(domain::interview_item(r, uid, domain::interview_title(ctx.language, r)),
                          ctx.clock.now_ms());
   };
   s.claims = [&ctx](const std::string& text) -> std::optional<std::string> {
-    auto item = read_as(read_calendar(text, ctx.time_zone));
-    if (!item || item->type != CalItem::Type::event) return std::nullopt;
+    auto item = read_as(formats::read_calendar(text, ctx.time_zone));
+    if (!item || item->type != formats::CalItem::Type::event) return std::nullopt;
     return item->uid;
   };
   s.apply = [&ctx](store::Conn& conn, std::int64_t id, const std::string& text) -> Applied {
-    auto read = read_calendar(text, ctx.time_zone);
+    auto read = formats::read_calendar(text, ctx.time_zone);
     if (auto* why = std::get_if<std::string>(&read)) return *why;
     domain::Records records(ctx.db, ctx.clock);
-    Applied a = written(records.update_in(conn, ctx.owner_id, domain::kind("interviews"), id,
-                                          typed(interview_values(std::get<CalItem>(read)), true)));
+    Applied a = written(
+        records.update_in(conn, ctx.owner_id, domain::kind("interviews"), id,
+                          typed(domain::interview_values(std::get<formats::CalItem>(read)), true)));
     if (auto* r = std::get_if<json>(&a)) {
       auto uid = conn.query("SELECT uid FROM interviews WHERE id = ?", {id});
       (*r)["uid"] = uid.empty() ? "" : uid[0].text(0);
@@ -137,20 +139,20 @@ Side reminders_side(SyncContext& ctx) {
   s.content_type = "text/calendar; charset=utf-8";
   s.records = [&ctx] { return all_records(ctx, "reminders"); };
   s.render = [&ctx](const json& r, const std::string& uid) {
-    return calendar_text(reminder_item(r, uid), ctx.clock.now_ms());
+    return calendar_text(domain::reminder_item(r, uid), ctx.clock.now_ms());
   };
 
   s.claims = [&ctx](const std::string& text) -> std::optional<std::string> {
-    auto item = read_as(read_calendar(text, ctx.time_zone));
-    if (!item || item->type != CalItem::Type::todo) return std::nullopt;
+    auto item = read_as(formats::read_calendar(text, ctx.time_zone));
+    if (!item || item->type != formats::CalItem::Type::todo) return std::nullopt;
     return item->uid;
   };
   // The fields, then done or not (done_at is peto's to set).
   auto write = [&ctx](store::Conn& conn, std::optional<std::int64_t> id,
                       const std::string& text) -> Applied {
-    auto read = read_calendar(text, ctx.time_zone);
+    auto read = formats::read_calendar(text, ctx.time_zone);
     if (auto* why = std::get_if<std::string>(&read)) return *why;
-    json values = reminder_values(std::get<CalItem>(read));
+    json values = domain::reminder_values(std::get<formats::CalItem>(read));
     const bool done = values.contains("done_at") && !values["done_at"].is_null();
     values.erase("done_at");
     // DUE is written in whole seconds: the same second is no change (a
@@ -186,21 +188,21 @@ Side contacts_side(SyncContext& ctx) {
   s.content_type = "text/vcard; charset=utf-8";
   s.records = [&ctx] { return all_records(ctx, "contacts"); };
   s.render = [](const json& r, const std::string& uid) {
-    std::string text = write_card(contact_card(r, uid));
+    std::string text = formats::write_card(domain::contact_card(r, uid));
     return Rendered{text, text_hash(text)};
   };
   s.claims = [](const std::string& text) -> std::optional<std::string> {
-    auto card = read_as(read_card(text));
+    auto card = read_as(formats::read_card(text));
     if (!card) return std::nullopt;
     return card->uid;
   };
   auto write = [&ctx](store::Conn& conn, std::optional<std::int64_t> id,
                       const std::string& text) -> Applied {
-    auto read = read_card(text);
+    auto read = formats::read_card(text);
     if (auto* why = std::get_if<std::string>(&read)) return *why;
     domain::Records records(ctx.db, ctx.clock);
     const domain::Kind& k = domain::kind("contacts");
-    json values = contact_values(std::get<Card>(read));
+    json values = domain::contact_values(std::get<formats::Card>(read));
     return written(id ? records.update_in(conn, ctx.owner_id, k, *id, typed(values, true))
                       : records.create_in(conn, ctx.owner_id, k, typed(values, false)));
   };

@@ -4,7 +4,8 @@
 #include <cctype>
 
 #include "core/token.h"
-#include "sync/cards.h"
+#include "domain/cards.h"
+#include "formats/ical.h"
 
 namespace peto::sync {
 
@@ -74,7 +75,7 @@ std::optional<std::int64_t> CalendarFeeds::owner_of(const std::string& token) {
 std::string CalendarFeeds::render(std::int64_t owner) {
   auto lang = db_.query("SELECT language FROM users WHERE id = ?", {owner});
   std::string language = lang.empty() ? "" : lang[0].text(0);
-  std::vector<CalItem> items;
+  std::vector<formats::CalItem> items;
   auto interviews = db_.query(
       "SELECT i.id, i.uid, i.created_at, i.starts_at, i.ends_at, i.place, i.notes, i.outcome,"
       " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
@@ -91,8 +92,8 @@ std::string CalendarFeeds::render(std::int64_t owner) {
                    {"notes", nullable_text(row, 6)},
                    {"outcome", nullable_text(row, 7)},
                    {"application_role", nullable_text(row, 8)}};
-    items.push_back(interview_item(record, record_uid("interviews", record),
-                                   interview_title(language, record)));
+    items.push_back(domain::interview_item(record, domain::record_uid("interviews", record),
+                                           domain::interview_title(language, record)));
   }
   auto reminders = db_.query(
       "SELECT id, created_at, title, due_at FROM reminders"
@@ -105,14 +106,14 @@ std::string CalendarFeeds::render(std::int64_t owner) {
                    {"due_at", row.int_at(3)},
                    {"done_at", nullptr}};
     // Calendar apps that only subscribe show events, not to-dos.
-    CalItem item = reminder_item(record, record_uid("reminders", record));
-    item.type = CalItem::Type::event;
+    formats::CalItem item = domain::reminder_item(record, domain::record_uid("reminders", record));
+    item.type = formats::CalItem::Type::event;
     item.start = item.due;
     item.end = *item.due + kReminderMs;
     item.due.reset();
     items.push_back(std::move(item));
   }
-  return write_calendar(items, clock_.now_ms());
+  return formats::write_calendar(items, clock_.now_ms());
 }
 
 }  // namespace peto::sync

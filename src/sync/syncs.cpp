@@ -11,7 +11,7 @@
 
 #include "core/log.h"
 #include "engine/gate.h"
-#include "notify/connections.h"
+#include "plugin/connection_state.h"
 
 namespace peto::sync {
 
@@ -73,7 +73,7 @@ SyncReport SyncReport::from_json(const json& j) {
 }
 
 Syncs::Syncs(store::Db& db, store::Cache& cache, const Clock& clock, const Config& config,
-             const notify::HttpClient& http)
+             const net::HttpClient& http)
     : db_(db), cache_(cache), clock_(clock), config_(config), http_(http) {}
 
 std::vector<Syncs::Due> Syncs::due(int limit) {
@@ -104,7 +104,7 @@ std::vector<Syncs::Due> Syncs::due(int limit) {
 
 Syncs::Turn Syncs::run_turn(const Due& due) {
   const Millis started = clock_.now_ms();
-  // #576: the turn is this run's only if synced_at is still what was read.
+  // docs/RULES.md #576: the turn is this run's only if synced_at is still what was read.
   auto claimed = due.synced_at ? db_.query(
                                      "UPDATE connections SET synced_at = ? WHERE id = ?"
                                      " AND kind = 'sync' AND enabled = 1 AND synced_at = ?",
@@ -151,7 +151,7 @@ std::optional<SyncReport> Syncs::last_report(std::int64_t owner, std::int64_t id
 
 SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started,
                              std::chrono::milliseconds work_limit) {
-  notify::Connections connections(db_, clock_, config_);
+  plugin::ConnectionState connections(clock_, config_);
   SyncReport report;
   auto rows = db_.query(
       "SELECT c.plugin, u.time_zone, u.language FROM connections c"

@@ -1,6 +1,6 @@
 // Syncs: connections of kind "sync" that keep a person's interviews and
 // reminders in step with a CalDAV calendar, and their contacts with a CardDAV
-// address book (reference scheduler §3.6; seed #576, second half).
+// address book (docs/SPEC.md §6, Syncs; docs/RULES.md #576, second half).
 //
 //   sync::Syncs syncs(db, cache, clock, config, http);
 //   for (const auto& due : syncs.due()) {            // interval elapsed, enabled, owner active
@@ -34,16 +34,16 @@
 
 #include "core/clock.h"
 #include "core/config.h"
-#include "notify/http.h"
-#include "notify/notifier.h"
+#include "net/http.h"
+#include "plugin/plugin.h"
 #include "store/cache.h"
 #include "store/db.h"
 #include "store/migrate.h"
 
 namespace peto::sync {
 
-using notify::ConfigErrors;
-using notify::FieldSpec;
+using plugin::ConfigErrors;
+using plugin::FieldSpec;
 
 // What one run did: counts by name (absent = 0) — "pushed" (local changes
 // written to the server), "pulled" (remote changes written here), "created"
@@ -68,7 +68,7 @@ struct SyncContext {
   store::Db& db;
   const Clock& clock;
   const Config& config;
-  const notify::HttpClient& http;
+  const net::HttpClient& http;
   std::int64_t connection_id = 0;
   std::int64_t owner_id = 0;
   std::string time_zone = "UTC";  // the owner's, for floating times
@@ -82,14 +82,10 @@ struct SyncContext {
 // A sync plugin: declares its connection's fields, checks them, and runs.
 // run() must not throw for a failure of the other side (an exception is an
 // ordinary error, reported as "Type: message").
-class Syncer {
+// A syncer's name is "caldav" or "carddav"; its label is in locales/*/syncs.json.
+class Syncer : public plugin::Plugin {
  public:
-  virtual ~Syncer() = default;
-  virtual std::string_view name() const = 0;       // "caldav", "carddav"
-  virtual std::string_view label_key() const = 0;  // locales/*/syncs.json
-  virtual std::vector<FieldSpec> fields() const = 0;
-  virtual ConfigErrors validate(const nlohmann::json& config, const Config& instance) const = 0;
-  virtual std::string summary(const nlohmann::json& config) const = 0;
+  std::string_view kind() const final { return "sync"; }
   virtual SyncReport run(SyncContext& ctx) const = 0;
 };
 
@@ -114,7 +110,7 @@ class Syncs {
   static constexpr auto kWorkLimit = std::chrono::minutes(12);
 
   Syncs(store::Db& db, store::Cache& cache, const Clock& clock, const Config& config,
-        const notify::HttpClient& http);
+        const net::HttpClient& http);
 
   // Migration 13: sync_links, connections.sync_token, the due index and
   // calendar_feeds.
@@ -151,7 +147,7 @@ class Syncs {
   store::Cache& cache_;
   const Clock& clock_;
   const Config& config_;
-  const notify::HttpClient& http_;
+  const net::HttpClient& http_;
 };
 
 }  // namespace peto::sync

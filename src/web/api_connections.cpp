@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "connections/connections.h"
 #include "core/clock.h"
 #include "core/log.h"
-#include "notify/connections.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "web/api.h"
@@ -24,9 +24,9 @@ namespace peto::web {
 
 namespace {
 
+using connections::Connection;
 using nlohmann::json;
 using notify::ConfigErrors;
-using notify::Connection;
 
 constexpr int kNoticesPerPage = 50;
 
@@ -35,8 +35,8 @@ const Config& config_of(const Site& site) {
   return site.config() != nullptr ? *site.config() : defaults;
 }
 
-notify::Connections connections_of(Site& site) {
-  return notify::Connections(site.db(), site.clock(), config_of(site));
+connections::Connections connections_of(Site& site) {
+  return connections::Connections(site.db(), site.clock(), config_of(site));
 }
 
 json api_connection(const Connection& c) {
@@ -99,7 +99,7 @@ json input_schema(bool creating) {
                              "The notifier (email, webhook, ntfy, gotify, telegram), the store "
                              "(local, webdav, s3) or the sync (caldav, carddav)"}};
     for (const char* kind : {"notifier", "store", "sync"})
-      for (const notify::PluginSpec& n : notify::plugins(kind))
+      for (const connections::PluginSpec& n : connections::plugins(kind))
         properties["plugin"]["enum"].push_back(n.name);
     properties["kind"] = {{"type", "string"},
                           {"enum", {"notifier", "store", "sync"}},
@@ -196,7 +196,7 @@ Response create_connection(Api& api, Site& site, ApiCall& c) {
   Written w = read_body(c.body, {"plugin", "kind", "label", "enabled", "config"}, errors);
   if (!c.body.contains("plugin")) errors.add("plugin", "error_required");
   if (errors.empty() && c.body.contains("kind")) {
-    auto plugin = notify::find_plugin(c.body["plugin"].get<std::string>());
+    auto plugin = connections::find_plugin(c.body["plugin"].get<std::string>());
     if (plugin && plugin->kind != c.body["kind"].get<std::string>())
       errors.add("kind", "error_kind_mismatch");
   }
@@ -215,7 +215,7 @@ Response create_connection(Api& api, Site& site, ApiCall& c) {
 // POST /api/v1/connections/{id}/test, also from `admit`: the send must not
 // hold the write lock for as long as the receiver takes to answer.
 Response test_connection(Api& api, Site& site, ApiCall& c) {
-  static const notify::HttpClient http;
+  static const net::HttpClient http;
   const std::string lang = site.public_language(c.request);
   auto result = connections_of(site).test(c.owner(), c.id, http, lang);
   if (!result) return not_found(api, c.request);

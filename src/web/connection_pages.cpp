@@ -6,7 +6,7 @@
 // event switches are a notifier's only.
 // Secret fields are password inputs that are never filled back, not even
 // after a refused submission: on edit a blank one keeps the stored secret
-// (Connections::update reads "" so). notify::Connections checks everything
+// (Connections::update reads "" so). connections::Connections checks everything
 // and writes nothing when a field is wrong; the page then answers 422 with
 // the form as typed. Somebody else's connection is the 404 page.
 #include <algorithm>
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "connections/connections.h"
 #include "core/log.h"
-#include "notify/connections.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "store/cache.h"
@@ -29,11 +29,11 @@ namespace peto::web {
 
 namespace {
 
+using connections::Connection;
+using connections::PluginSpec;
 using nlohmann::json;
 using notify::ConfigErrors;
-using notify::Connection;
 using notify::FieldSpec;
-using notify::PluginSpec;
 
 constexpr int kInboxPageSize = 50;
 // How long "Sync now" starts new entries while the person waits; the next
@@ -46,18 +46,18 @@ const Config& config_of(const Site& site) {
   return site.config() != nullptr ? *site.config() : defaults;
 }
 
-notify::Connections connections_of(Site& site) {
-  return notify::Connections(site.db(), site.clock(), config_of(site));
+connections::Connections connections_of(Site& site) {
+  return connections::Connections(site.db(), site.clock(), config_of(site));
 }
 
 // Stateless and thread-safe: one for every test send of the site.
-const notify::HttpClient& http_client() {
-  static const notify::HttpClient client;
+const net::HttpClient& http_client() {
+  static const net::HttpClient client;
   return client;
 }
 
 std::string notifier_label(const Site& site, const Visitor& v, const std::string& plugin) {
-  auto n = notify::find_plugin(plugin);
+  auto n = connections::find_plugin(plugin);
   return n ? site.catalogue().text(v.language, n->label_key) : plugin;
 }
 
@@ -297,7 +297,7 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
   const json& t = site.catalogue().messages(v.language);
   json items = json::array();
   for (const Connection& c : connections_of(site).list(v.account.id)) {
-    auto n = notify::find_plugin(c.plugin);
+    auto n = connections::find_plugin(c.plugin);
     items.push_back({{"id", c.id},
                      {"href", std::string(kListPath) + "/" + std::to_string(c.id)},
                      {"label", c.label},
@@ -311,7 +311,7 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
   // The "add" menu, one list per kind: where notices go, where documents go.
   auto menu = [&](std::string_view kind) {
     json add = json::array();
-    for (const PluginSpec& n : notify::plugins(kind))
+    for (const PluginSpec& n : connections::plugins(kind))
       add.push_back({{"href", std::string(kListPath) + "/new?plugin=" + url_encode(n.name)},
                      {"label", site.catalogue().text(v.language, n.label_key)}});
     return add;
@@ -333,7 +333,7 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
 std::optional<PluginSpec> chosen_plugin(const Request& r) {
   std::string plugin = Form::from_query(r).get("plugin");
   if (plugin.empty()) plugin = Form::parse(r).get("plugin");
-  return notify::find_plugin(plugin);
+  return connections::find_plugin(plugin);
 }
 
 Response get_new(Site& site, Request& r, const Visitor& v) {
@@ -373,7 +373,7 @@ std::optional<std::pair<Connection, PluginSpec>> owned(Site& site, const Request
   if (!id) return std::nullopt;
   auto c = connections_of(site).get(v.account.id, *id);
   if (!c) return std::nullopt;
-  auto n = notify::find_plugin(c->plugin);
+  auto n = connections::find_plugin(c->plugin);
   if (!n) return std::nullopt;
   return std::make_pair(std::move(*c), std::move(*n));
 }

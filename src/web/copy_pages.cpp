@@ -9,7 +9,7 @@
 
 #include "core/log.h"
 #include "media/copies.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "web/record_view.h"
 #include "web/site.h"
 
@@ -23,7 +23,7 @@ const Config& config_of(const Site& site) {
 }
 
 Response post_send(Site& site, Request& r, const Visitor& v) {
-  static const notify::HttpClient http;
+  static const net::HttpClient http;
   auto document = path_id(r);
   auto copy = parse_id(r.param("copy_id"));
   if (!document || !copy) return site.not_found(r, v);

@@ -5,7 +5,7 @@
 #include "core/timezone.h"
 #include "domain/calendar.h"
 #include "domain/captures.h"
-#include "sync/cards.h"
+#include "domain/cards.h"
 #include "web/record_pages_internal.h"
 
 namespace peto::web {
@@ -362,7 +362,7 @@ Response interview_ics(RecordPages& p, Request& r, const Visitor& v) {
   if (!rec) return p.site.not_found(r, v);
   auto uid = p.records.db().query("SELECT uid FROM interviews WHERE id = ? AND owner_id = ?",
                                   {*id, v.account.id});
-  std::string title = sync::interview_title(v.language, *rec);
+  std::string title = domain::interview_title(v.language, *rec);
   Response out;
   out.status = 200;
   out.body = domain::interview_ics(*rec, uid.empty() ? "" : uid[0].text(0), title,

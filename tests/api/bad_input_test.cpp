@@ -1,4 +1,4 @@
-// Bad input to /api/v1 (SPEC §7): every malformed body, wrong type, unknown
+// Bad input to /api/v1 (docs/SPEC.md §7): every malformed body, wrong type, unknown
 // field, oversized value, invalid date or time zone and bad query parameter
 // is a 4xx problem document, and nothing is written.
 #include <gtest/gtest.h>

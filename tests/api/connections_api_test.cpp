@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "notify/connections.h"
+#include "connections/connections.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "tests/api/api_fixture.h"
@@ -94,7 +94,7 @@ TEST_P(ConnectionsApiTest, ALifeOfAConnectionNeverAnswersItsSecret) {
   EXPECT_EQ(changed.body["updated_at"], "2027-01-15T08:05:00Z");
   {
     auto conn = db().acquire();
-    notify::Connections connections(db(), clock_, config_);
+    connections::Connections connections(db(), clock_, config_);
     auto full = connections.full_config(*conn, id);
     ASSERT_TRUE(full);
     EXPECT_EQ(full->value("secret", ""), kSecret);

@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "notify/connections.h"
+#include "connections/connections.h"
 #include "notify/notifiers.h"
 #include "tests/engine/engine_fixture.h"
 #include "tests/engine/hook_receiver.h"
@@ -35,7 +35,7 @@ class AnnounceOverlapTest : public testing::EngineTest {
   // by the real clock (the processes run on it).
   void seed(const std::string& hook_url) {
     Millis now = system_clock().now_ms();
-    notify::Connections connections(db(), system_clock(), config_);
+    connections::Connections connections(db(), system_clock(), config_);
     std::vector<std::int64_t> owners;
     for (int a = 0; a < kAccounts; ++a) {
       owners.push_back(db().query("INSERT INTO users (email, password_hash, created_at,"
@@ -44,7 +44,7 @@ class AnnounceOverlapTest : public testing::EngineTest {
                            .int_at(0));
       auto made = connections.create(owners.back(), "webhook", "hook",
                                      {{"url", hook_url}, {"secret", kSecret}});
-      ASSERT_TRUE(std::holds_alternative<notify::Connection>(made));
+      ASSERT_TRUE(std::holds_alternative<connections::Connection>(made));
     }
     store::with_write(*db().acquire(), [&](store::Conn& c) {
       for (int i = 0; i < kReminders; ++i)

@@ -1,10 +1,10 @@
 // The announcers and the outbox on both backends: what is announced, once;
-// what each answer of a receiver does to a delivery; and #1120's query count.
+// what each answer of a receiver does to a delivery; and docs/RULES.md #1120's query count.
 #include <set>
 
+#include "connections/connections.h"
 #include "domain/applications.h"
 #include "domain/records.h"
-#include "notify/connections.h"
 #include "notify/notifiers.h"
 #include "notify/outbox.h"
 #include "steps/announce.h"
@@ -77,8 +77,9 @@ class AnnounceTest : public testing::EngineTest {
   std::int64_t webhook(std::int64_t owner, const std::string& url, json extra = json::object()) {
     json values = {{"url", url}, {"secret", kSecret}};
     values.update(extra);
-    auto made = notify::Connections(db(), clock_, config_).create(owner, "webhook", "hook", values);
-    auto* c = std::get_if<notify::Connection>(&made);
+    auto made =
+        connections::Connections(db(), clock_, config_).create(owner, "webhook", "hook", values);
+    auto* c = std::get_if<connections::Connection>(&made);
     if (c == nullptr) {
       ADD_FAILURE() << "webhook refused: " << std::get<notify::ConfigErrors>(made).begin()->second;
       return 0;
@@ -272,7 +273,7 @@ TEST_P(AnnounceTest, WaitingRowsSpendNoAttemptsAndAGoneConnectionGivesUp) {
   EXPECT_TRUE(run(deliveries).empty()) << "an inactive owner's deliveries wait";
   EXPECT_EQ(count("SELECT attempts FROM deliveries"), 0);
   db().query("UPDATE users SET active = 1 WHERE id = ?", {ada});
-  notify::Connections(db(), clock_, config_).remove(ada, hook);
+  connections::Connections(db(), clock_, config_).remove(ada, hook);
   EXPECT_EQ(run(deliveries)["given_up"], 1);
   EXPECT_EQ(hooks.received().size(), 0u);
 }
@@ -282,12 +283,12 @@ TEST_P(AnnounceTest, AnUnusableConnectionIsRetiredAndItsSecretsWiped) {
   HookReceiver ntfy;
   ntfy.set_status(401);
   auto ada = account("ada@example.com");
-  auto made = notify::Connections(db(), clock_, config_)
+  auto made = connections::Connections(db(), clock_, config_)
                   .create(ada, "ntfy", "phone",
                           {{"server", "http://127.0.0.1:" + std::to_string(ntfy.port())},
                            {"topic", "peto-test"},
                            {"token", "tk_revoked_token"}});
-  ASSERT_TRUE(std::holds_alternative<notify::Connection>(made))
+  ASSERT_TRUE(std::holds_alternative<connections::Connection>(made))
       << std::get<notify::ConfigErrors>(made).begin()->first;
   reminder(ada, "Bell", now());
   steps::Reminders reminders;
@@ -301,7 +302,7 @@ TEST_P(AnnounceTest, AnUnusableConnectionIsRetiredAndItsSecretsWiped) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM deliveries WHERE status = 'given_up'"), 1);
 }
 
-// #1120: the gone-quiet step's queries do not grow with the applications.
+// docs/RULES.md #1120: the gone-quiet step's queries do not grow with the applications.
 TEST_P(AnnounceTest, QuietStepQueryCountDoesNotGrowWithTheApplications) {
   auto statements_for = [&](int per_owner) {
     db().query("DELETE FROM applications");

@@ -1,5 +1,5 @@
 // Document copies on both backends: planning, the three stores against real
-// files and loopback servers, the retry schedule, the claim, and #1172's
+// files and loopback servers, the retry schedule, the claim, and docs/RULES.md #1172's
 // budget. Time only moves when the test moves the fake clock.
 #include <sodium.h>
 
@@ -8,10 +8,10 @@
 #include <set>
 #include <thread>
 
+#include "connections/connections.h"
 #include "media/copies.h"
 #include "media/sigv4.h"
 #include "media/stores.h"
-#include "notify/connections.h"
 #include "steps/copies.h"
 #include "tests/engine/engine_fixture.h"
 #include "tests/engine/store_servers.h"
@@ -48,9 +48,10 @@ class CopiesTest : public testing::EngineTest {
         .int_at(0);
   }
 
-  std::variant<notify::Connection, notify::ConfigErrors> make(const std::string& plugin,
-                                                              json values, std::int64_t owner = 0) {
-    return notify::Connections(db(), clock_, config_)
+  std::variant<connections::Connection, notify::ConfigErrors> make(const std::string& plugin,
+                                                                   json values,
+                                                                   std::int64_t owner = 0) {
+    return connections::Connections(db(), clock_, config_)
         .create(owner ? owner : owner_, plugin, plugin, values);
   }
   std::int64_t store(const std::string& plugin, json values, std::int64_t owner = 0) {
@@ -59,7 +60,7 @@ class CopiesTest : public testing::EngineTest {
       ADD_FAILURE() << plugin << " refused: " << e->begin()->first << " " << e->begin()->second;
       return 0;
     }
-    return std::get<notify::Connection>(made).id;
+    return std::get<connections::Connection>(made).id;
   }
   std::int64_t dav(StoreServer& server, const std::string& folder = "peto/docs") {
     server.expect_authorization("Basic YWRhOnMzY3IzdA==");  // ada:s3cr3t
@@ -126,13 +127,13 @@ class CopiesTest : public testing::EngineTest {
   media::Copies copies() { return media::Copies(db(), clock_, config_, http_); }
 
   std::int64_t owner_ = 0;
-  notify::HttpClient http_;
+  net::HttpClient http_;
 };
 
 TEST_P(CopiesTest, OneCopyIsPlannedPerEnabledStoreAndPlanningAgainAddsNothing) {
   auto local = store("local", {{"folder", "ada"}});
   auto off = store("local", {{"folder", "off"}});
-  notify::Connections(db(), clock_, config_)
+  connections::Connections(db(), clock_, config_)
       .update(owner_, off, std::nullopt, json::object(), false);
   auto other = account("bob@example.com");
   store("local", {{"folder", "bob"}}, other);
@@ -416,7 +417,7 @@ TEST_P(CopiesTest, RefusedCredentialsRetireTheConnection) {
   auto doc = document("x");
   auto doc2 = document("y");
   // The second copy was already due: it fails without a request (its
-  // connection is off now), as reference §3.4 says.
+  // connection is off now), as docs/SPEC.md §6 (Stores) says.
   EXPECT_EQ(run_step()["failed"], 2);
   EXPECT_EQ(server.puts().size(), 1u);
   EXPECT_EQ(copy(doc, conn_id)["status"], "failed");

@@ -10,6 +10,7 @@
 #include "tests/engine/dav_server.h"
 
 namespace peto::sync {
+using namespace ::peto::net;
 namespace {
 
 using testing::DavServer;
@@ -43,7 +44,7 @@ class DavClientTest : public ::testing::Test {
   }
 
   DavServer server;
-  notify::HttpClient http;
+  net::HttpClient http;
 };
 
 // The failure in `v` (a copy: `v` is often a temporary), or a marker.

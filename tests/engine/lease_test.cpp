@@ -1,4 +1,4 @@
-// The fenced pass lease (seed #576).
+// The fenced pass lease (docs/RULES.md #576).
 #include "engine/lease.h"
 
 #include "engine/claim.h"
@@ -47,7 +47,7 @@ TEST_P(LeaseTest, RenewExtends) {
   EXPECT_FALSE(lease.acquire(60s)) << "renewed at 50 s: held until 110 s";
 }
 
-// Seed #576, test 1: a pass whose lease ran out and was taken by a second
+// Seed docs/RULES.md #576, test 1: a pass whose lease ran out and was taken by a second
 // pass ends without deleting or renewing the second pass's lease, and a third
 // pass cannot start beside the second.
 TEST_P(LeaseTest, OutlivedPassCannotTouchTheNextPassLease) {

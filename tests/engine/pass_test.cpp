@@ -90,7 +90,7 @@ TEST_P(PassTest, HeldLeaseSkipsThePassWithoutHeartbeat) {
   EXPECT_FALSE(heartbeat_written());
 }
 
-// SPEC §3.2: the work outside the lease (the scheduled backup) comes after the
+// docs/SPEC.md §3.2: the work outside the lease (the scheduled backup) comes after the
 // lease is released and before the summary and the heartbeat, and also runs
 // when another scheduler holds the lease (it claims its own work).
 TEST_P(PassTest, WorkOutsideTheLeaseRunsAfterReleaseAndBeforeTheHeartbeat) {
@@ -199,7 +199,7 @@ TEST_P(PassTest, LeaseTtlIsTwiceEveryButAtLeastAMinute) {
   EXPECT_EQ(engine::Scheduler(db(), clock_, config_, o, {}).lease_ttl(), 60s);
 }
 
-// Seed #576, test 2: a sync connection claimed by one pass is not run by an
+// Seed docs/RULES.md #576, test 2: a sync connection claimed by one pass is not run by an
 // overlapping pass. The sync step here is a test double with the real
 // mechanisms: the turn claim on synced_at and the per-connection key lease.
 TEST_P(PassTest, ClaimedConnectionIsNotRunByAnOverlappingPass) {

@@ -1,16 +1,17 @@
 // Sync connections on both backends, against the loopback CalDAV/CardDAV
 // server: both sides converge, nothing is duplicated, deletions cross over,
-// a connection never runs twice at once (#576), and the sync budget. Time
+// a connection never runs twice at once (docs/RULES.md #576), and the sync budget. Time
 // only moves when the test moves the fake clock.
 #include <set>
 #include <thread>
 
+#include "connections/connections.h"
 #include "domain/applications.h"
+#include "domain/cards.h"
 #include "domain/records.h"
 #include "engine/gate.h"
-#include "notify/connections.h"
+#include "formats/ical.h"
 #include "steps/syncs.h"
-#include "sync/cards.h"
 #include "sync/syncs.h"
 #include "tests/engine/dav_server.h"
 #include "tests/engine/engine_fixture.h"
@@ -67,7 +68,7 @@ class SyncTest : public testing::EngineTest {
 
   std::int64_t connect(const std::string& plugin, const std::string& url,
                        const std::string& interval = "60", std::int64_t owner = 0) {
-    auto made = notify::Connections(db(), clock_, config_)
+    auto made = connections::Connections(db(), clock_, config_)
                     .create(owner ? owner : owner_, plugin, plugin,
                             {{"url", url},
                              {"username", "ada"},
@@ -77,7 +78,7 @@ class SyncTest : public testing::EngineTest {
       ADD_FAILURE() << plugin << " refused: " << e->begin()->first << " " << e->begin()->second;
       return 0;
     }
-    return std::get<notify::Connection>(made).id;
+    return std::get<connections::Connection>(made).id;
   }
 
   domain::Records records() { return domain::Records(db(), clock_); }
@@ -146,14 +147,14 @@ class SyncTest : public testing::EngineTest {
 
   std::int64_t owner_ = 0;
   std::optional<store::Cache> cache_;
-  notify::HttpClient http_;
+  net::HttpClient http_;
 
   // Reads a member's text as an item (the server's copy of what peto wrote).
-  static sync::CalItem item(const std::string& text) {
-    auto read = sync::read_calendar(text, "UTC");
-    EXPECT_TRUE(std::holds_alternative<sync::CalItem>(read)) << text;
-    return std::holds_alternative<sync::CalItem>(read) ? std::get<sync::CalItem>(read)
-                                                       : sync::CalItem{};
+  static formats::CalItem item(const std::string& text) {
+    auto read = formats::read_calendar(text, "UTC");
+    EXPECT_TRUE(std::holds_alternative<formats::CalItem>(read)) << text;
+    return std::holds_alternative<formats::CalItem>(read) ? std::get<formats::CalItem>(read)
+                                                          : formats::CalItem{};
   }
   // The decoded path of the member with `uid`.
   static std::string path_of(DavServer& dav, const std::string& collection,
@@ -177,7 +178,7 @@ class SyncTest : public testing::EngineTest {
   }
 };
 
-// The #576 scenario's counterpart for syncs, and the convergence test:
+// The docs/RULES.md #576 scenario's counterpart for syncs, and the convergence test:
 // records made, changed and deleted on both sides meet after two syncs, and
 // nothing is ever there twice.
 TEST_P(SyncTest, CalendarCreatesChangesAndDeletionsConvergeOnBothSides) {
@@ -205,10 +206,10 @@ TEST_P(SyncTest, CalendarCreatesChangesAndDeletionsConvergeOnBothSides) {
   EXPECT_EQ(first.counts["skipped"], 1);
   auto there = by_uid(dav, kCal);
   ASSERT_EQ(there.size(), 4u);
-  const std::string interview_uid = sync::record_uid("interviews", interview);
+  const std::string interview_uid = domain::record_uid("interviews", interview);
   ASSERT_TRUE(there.count(interview_uid)) << "the interview under its own uid";
   EXPECT_EQ(item(there[interview_uid]).location, "Room 4");
-  EXPECT_EQ(item(there[sync::record_uid("reminders", call)]).summary, "Call Bea");
+  EXPECT_EQ(item(there[domain::record_uid("reminders", call)]).summary, "Call Bea");
   auto reminders = all("reminders");
   ASSERT_EQ(reminders.size(), 2u);
   std::int64_t portfolio = 0;
@@ -228,8 +229,8 @@ TEST_P(SyncTest, CalendarCreatesChangesAndDeletionsConvergeOnBothSides) {
   // dentist goes.
   update("interviews", interview["id"].get<std::int64_t>(), {{"place", "Room 9"}});
   records().remove(owner_, domain::kind("reminders"), portfolio);
-  dav.put_member(path_of(dav, kCal, sync::record_uid("reminders", call)),
-                 vtodo(sync::record_uid("reminders", call), "Call Bea back", "20270102T100000Z"));
+  dav.put_member(path_of(dav, kCal, domain::record_uid("reminders", call)),
+                 vtodo(domain::record_uid("reminders", call), "Call Bea back", "20270102T100000Z"));
   dav.put_member(std::string(kCal) + "task-2.ics",
                  vtodo("task-2", "Book a train", "20270106T090000Z"));
   dav.delete_member(std::string(kCal) + "dentist.ics");
@@ -282,13 +283,13 @@ TEST_P(SyncTest, ContactsGoBothWaysAndDeletionsCrossOver) {
   EXPECT_EQ(first.counts["created"], 1);
   auto there = by_uid(dav, kBook);
   ASSERT_EQ(there.size(), 2u);
-  EXPECT_NE(there[sync::record_uid("contacts", bea)].find("FN:Bea Lind"), std::string::npos);
+  EXPECT_NE(there[domain::record_uid("contacts", bea)].find("FN:Bea Lind"), std::string::npos);
   ASSERT_EQ(all("contacts").size(), 2u);
 
   // Changed on both sides at once: the server's version is kept.
   update("contacts", bea["id"].get<std::int64_t>(), {{"phone", "+46 70 000 00 00"}});
-  dav.put_member(path_of(dav, kBook, sync::record_uid("contacts", bea)),
-                 vcard(sync::record_uid("contacts", bea), "Bea Lindqvist", "bea@acme.example"));
+  dav.put_member(path_of(dav, kBook, domain::record_uid("contacts", bea)),
+                 vcard(domain::record_uid("contacts", bea), "Bea Lindqvist", "bea@acme.example"));
   auto second = run_now(id);
   EXPECT_EQ(second.counts["conflicts"], 1);
   EXPECT_EQ(
@@ -332,7 +333,7 @@ TEST_P(SyncTest, AMemberLeftByARunThatDiedIsAdoptedNotDuplicated) {
   DavServer dav;
   auto id = connect("carddav", dav.url(kBook));
   auto bea = create("contacts", {{"name", "Bea"}});
-  const std::string uid = sync::record_uid("contacts", bea);
+  const std::string uid = domain::record_uid("contacts", bea);
   dav.put_member(std::string(kBook) + uid + ".vcf", vcard(uid, "Bea (old)", "bea@a.example"));
   auto report = run_now(id);
   EXPECT_EQ(report.error, "");
@@ -382,7 +383,7 @@ TEST_P(SyncTest, AConnectionIsDueWhenItsIntervalHasElapsed) {
   EXPECT_EQ(sync::interval_minutes(json::object()), 60);
 }
 
-// #576: two passes that both read the connection as due, and a "Sync now",
+// docs/RULES.md #576: two passes that both read the connection as due, and a "Sync now",
 // while the first run is still talking to the server: the plugin runs once.
 TEST_P(SyncTest, OverlappingPassesAndSyncNowRunTheConnectionOnce) {
   DavServer dav;
@@ -451,7 +452,7 @@ TEST_P(SyncTest, ANewAddressStartsAfreshInsteadOfDeletingEverything) {
   create("contacts", {{"name", "Bea"}});
   EXPECT_EQ(run_now(id).counts["uploaded"], 1);
   auto change_url = [&](const std::string& url) {
-    return notify::Connections(db(), clock_, config_)
+    return connections::Connections(db(), clock_, config_)
         .update(owner_, id, std::nullopt, {{"url", url}}, std::nullopt);
   };
   // The same collection written another way keeps its links.
@@ -459,7 +460,7 @@ TEST_P(SyncTest, ANewAddressStartsAfreshInsteadOfDeletingEverything) {
   same.pop_back();                                 // no final '/'
   same.replace(same.find("/dav/"), 5, "/%64av/");  // an escaped 'd'
   auto rewritten = change_url(same);
-  ASSERT_TRUE(rewritten && std::holds_alternative<notify::Connection>(*rewritten));
+  ASSERT_TRUE(rewritten && std::holds_alternative<connections::Connection>(*rewritten));
   EXPECT_EQ(links(id), 1);
   EXPECT_TRUE(run_now(id).counts.empty());
   // Another collection, while a run holds the connection: refused.
@@ -473,7 +474,7 @@ TEST_P(SyncTest, ANewAddressStartsAfreshInsteadOfDeletingEverything) {
     EXPECT_EQ(links(id), 1);
   }
   auto changed = change_url(second.url(kBook));
-  ASSERT_TRUE(changed && std::holds_alternative<notify::Connection>(*changed));
+  ASSERT_TRUE(changed && std::holds_alternative<connections::Connection>(*changed));
   EXPECT_EQ(links(id), 0);
   auto report = run_now(id);
   EXPECT_EQ(report.counts["uploaded"], 1);
@@ -526,7 +527,7 @@ TEST_P(SyncTest, APushKeepsTheServersOtherPropertiesAndAPullKeepsAnnouncements) 
   run_now(cal);
   db().query("UPDATE reminders SET notified_at = ? WHERE id = ?",
              {now(), call["id"].get<std::int64_t>()});
-  const std::string uid = sync::record_uid("reminders", call);
+  const std::string uid = domain::record_uid("reminders", call);
   std::string body = dav.member(path_of(dav, kCal, uid))->body;
   body.replace(body.find("SUMMARY:Call Bea"), 16, "SUMMARY:Call Bea today");
   dav.put_member(path_of(dav, kCal, uid), body);
@@ -557,12 +558,12 @@ TEST_P(SyncTest, ARunStopsStartingEntriesBeforeItsLeaseRunsOut) {
 
 TEST_P(SyncTest, PlainHttpIsForPrivateServersOnly) {
   config_.allow_private_destinations = false;
-  auto made = notify::Connections(db(), clock_, config_)
+  auto made = connections::Connections(db(), clock_, config_)
                   .create(owner_, "caldav", "Cal", {{"url", "http://dav.example/cal/"}});
   ASSERT_TRUE(std::holds_alternative<notify::ConfigErrors>(made));
   EXPECT_EQ(std::get<notify::ConfigErrors>(made).at("url"), "sync_error_http");
-  EXPECT_TRUE(std::holds_alternative<notify::Connection>(
-      notify::Connections(db(), clock_, config_)
+  EXPECT_TRUE(std::holds_alternative<connections::Connection>(
+      connections::Connections(db(), clock_, config_)
           .create(owner_, "caldav", "Cal", {{"url", "https://dav.example/cal/"}})));
 }
 

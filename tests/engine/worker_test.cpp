@@ -1,5 +1,5 @@
 // The worker: exactly-once handling across processes, rescue after kill -9,
-// quiet logging and heartbeats (#1117), LISTEN/NOTIFY wake-ups, graceful stop.
+// quiet logging and heartbeats (docs/RULES.md #1117), LISTEN/NOTIFY wake-ups, graceful stop.
 #include "engine/worker.h"
 
 #include <signal.h>
@@ -146,7 +146,7 @@ TEST_P(WorkerTest, KilledWorkersTaskIsRescuedAndDoneOnce) {
   EXPECT_EQ(row[0].int_at(1), 2);
 }
 
-// #1117: 100 idle passes two seconds apart write one "started" line and at
+// docs/RULES.md #1117: 100 idle passes two seconds apart write one "started" line and at
 // most four heartbeats.
 TEST_P(WorkerTest, HundredIdlePassesLogOnceAndBeatAtMostFourTimes) {
   std::vector<std::string> lines;

@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "capture/posting.h"
+#include "formats/posting.h"
 
 namespace {
 
 // The guarantees of posting.h that the sanitizers cannot see.
-void check(const peto::capture::JobPosting& p) {
+void check(const peto::formats::JobPosting& p) {
   auto valid = [](std::string_view s, bool newlines) {
     for (unsigned char c : s)
       if ((c < 0x20 && !(newlines && c == '\n')) || c == 0x7F) return false;
@@ -26,7 +26,7 @@ void check(const peto::capture::JobPosting& p) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view html(reinterpret_cast<const char*>(data), size);
-  for (const auto& result : peto::capture::parse_all(html, "https://jobs.example/1"))
+  for (const auto& result : peto::formats::parse_all(html, "https://jobs.example/1"))
     check(result.posting);
   return 0;
 }

@@ -18,8 +18,9 @@
 #include <variant>
 
 #include "core/utf8.h"
+#include "domain/cards.h"
 #include "domain/kinds.h"
-#include "sync/cards.h"
+#include "formats/ical.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -46,17 +47,17 @@ void fits(const json& values, std::string_view kind) {
   }
 }
 
-void check(const sync::CalItem& item) {
+void check(const formats::CalItem& item) {
   for (const auto* s : {&item.uid, &item.summary, &item.location, &item.description})
     clean_text(*s);
-  fits(sync::interview_values(item), "interviews");
-  fits(sync::reminder_values(item), "reminders");
+  fits(domain::interview_values(item), "interviews");
+  fits(domain::reminder_values(item), "reminders");
 }
 
-void check(const sync::Card& card) {
+void check(const formats::Card& card) {
   for (const auto* s : {&card.uid, &card.name, &card.email, &card.phone, &card.role, &card.notes})
     clean_text(*s);
-  fits(sync::contact_values(card), "contacts");
+  fits(domain::contact_values(card), "contacts");
 }
 
 const std::string& ours(int which) {
@@ -67,14 +68,14 @@ const std::string& ours(int which) {
                       {"starts_at", 1800000000000},
                       {"ends_at", 1800003600000},
                       {"outcome", "pending"}};
-    return sync::write_calendar(
-        {sync::interview_item(interview, "peto-interview-7-1", "Interview: Backend engineer")},
+    return formats::write_calendar(
+        {domain::interview_item(interview, "peto-interview-7-1", "Interview: Backend engineer")},
         1800000000000);
   }();
   static const std::string todo = [] {
     json reminder = {{"id", 3}, {"title", "Follow up with Acme"}, {"due_at", 1800100000000}};
-    return sync::write_calendar({sync::reminder_item(reminder, "peto-reminder-3-1")},
-                                1800000000000);
+    return formats::write_calendar({domain::reminder_item(reminder, "peto-reminder-3-1")},
+                                   1800000000000);
   }();
   static const std::string card = [] {
     json contact = {{"id", 5},
@@ -84,7 +85,7 @@ const std::string& ours(int which) {
                     {"role", "Recruiter"},
                     {"company_name", "Acme"},
                     {"notes", "Met at the fair"}};
-    return sync::write_card(sync::contact_card(contact, "peto-contact-5-1"));
+    return formats::write_card(domain::contact_card(contact, "peto-contact-5-1"));
   }();
   return which == 2 ? event : which == 3 ? todo : card;
 }
@@ -96,15 +97,15 @@ void crlf_only(const std::string& text) {
 
 // What peto reads back from an item as the record's values: a merge keeps
 // the other properties of theirs, but these must be peto's own.
-bool same_peto_fields(const sync::CalItem& a, const sync::CalItem& b) {
+bool same_peto_fields(const formats::CalItem& a, const formats::CalItem& b) {
   if (a.type != b.type) return false;
-  return a.type == sync::CalItem::Type::event
-             ? sync::interview_values(a) == sync::interview_values(b)
-             : sync::reminder_values(a) == sync::reminder_values(b);
+  return a.type == formats::CalItem::Type::event
+             ? domain::interview_values(a) == domain::interview_values(b)
+             : domain::reminder_values(a) == domain::reminder_values(b);
 }
 
-bool same_peto_fields(const sync::Card& a, const sync::Card& b) {
-  json x = sync::contact_values(a), y = sync::contact_values(b);
+bool same_peto_fields(const formats::Card& a, const formats::Card& b) {
+  json x = domain::contact_values(a), y = domain::contact_values(b);
   return x["name"] == y["name"] && x["role"] == y["role"] && x["notes"] == y["notes"];
 }
 
@@ -115,46 +116,46 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int which = data[0] % 5;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (which == 0) {
-    auto read = sync::read_calendar(text, kZone);
-    if (auto* item = std::get_if<sync::CalItem>(&read))
+    auto read = formats::read_calendar(text, kZone);
+    if (auto* item = std::get_if<formats::CalItem>(&read))
       check(*item);
     else if (std::get<std::string>(read).empty())
       broken("an error without a message");
     return 0;
   }
   if (which == 1) {
-    auto read = sync::read_card(text);
-    if (auto* card = std::get_if<sync::Card>(&read))
+    auto read = formats::read_card(text);
+    if (auto* card = std::get_if<formats::Card>(&read))
       check(*card);
     else if (std::get<std::string>(read).empty())
       broken("an error without a message");
     return 0;
   }
   const std::string& mine = ours(which);
-  const std::string merged = sync::merge_member(text, mine);
+  const std::string merged = formats::merge_member(text, mine);
   crlf_only(merged);
   // The line limit leaves room for the lines the merge may add.
   const bool room = std::count(text.begin(), text.end(), '\n') < 9000;
   if (which == 4) {
-    auto theirs = sync::read_card(text);
-    auto back = sync::read_card(merged);
-    if (std::holds_alternative<sync::Card>(theirs) && room) {
-      if (!std::holds_alternative<sync::Card>(back))
+    auto theirs = formats::read_card(text);
+    auto back = formats::read_card(merged);
+    if (std::holds_alternative<formats::Card>(theirs) && room) {
+      if (!std::holds_alternative<formats::Card>(back))
         broken("a merge made a readable card unreadable");
-      const auto want = sync::read_card(mine);
-      if (!same_peto_fields(std::get<sync::Card>(back), std::get<sync::Card>(want)))
+      const auto want = formats::read_card(mine);
+      if (!same_peto_fields(std::get<formats::Card>(back), std::get<formats::Card>(want)))
         broken("a merge lost peto's values");
     }
     return 0;
   }
-  auto theirs = sync::read_calendar(text, kZone);
-  const auto mine_read = sync::read_calendar(mine, kZone);
-  const auto& want = std::get<sync::CalItem>(mine_read);
-  if (auto* t = std::get_if<sync::CalItem>(&theirs); t && t->type == want.type && room) {
-    auto back = sync::read_calendar(merged, kZone);
-    if (!std::holds_alternative<sync::CalItem>(back))
+  auto theirs = formats::read_calendar(text, kZone);
+  const auto mine_read = formats::read_calendar(mine, kZone);
+  const auto& want = std::get<formats::CalItem>(mine_read);
+  if (auto* t = std::get_if<formats::CalItem>(&theirs); t && t->type == want.type && room) {
+    auto back = formats::read_calendar(merged, kZone);
+    if (!std::holds_alternative<formats::CalItem>(back))
       broken("a merge made a readable item unreadable");
-    if (!same_peto_fields(std::get<sync::CalItem>(back), want))
+    if (!same_peto_fields(std::get<formats::CalItem>(back), want))
       broken("a merge lost peto's values");
   }
   return 0;

@@ -16,7 +16,7 @@
 #include "app/signals.h"
 #include "engine/pass.h"
 #include "engine/worker.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "steps/all.h"
 #include "tests/sim/sim.h"
 
@@ -100,21 +100,21 @@ int worker_child() {
   auto app = load(clock);
   if (!app) return 1;
   const std::string effect_url = std::getenv("PETO_SIM_TASK_URL");
-  notify::HttpClient http;
+  net::HttpClient http;
   engine::TaskKinds kinds;
   // The task's effect is a request to the driver, which records it: what a
   // real task does to the outside world, and what must not happen twice.
   engine::TaskKind effect;
   effect.name = kEffectTask;
   effect.handler = [&](const engine::Task& task) -> Result<std::string> {
-    notify::HttpRequest req;
+    net::HttpRequest req;
     req.method = "POST";
     req.url = effect_url + "?task=" + std::to_string(task.id) +
               "&attempt=" + std::to_string(task.attempt) + "&pid=" + std::to_string(::getpid());
     req.allow_private = true;
     req.timeout = std::chrono::seconds(5);
     auto got = http.send(req);
-    if (auto* r = std::get_if<notify::HttpResponse>(&got); r && r->status / 100 == 2)
+    if (auto* r = std::get_if<net::HttpResponse>(&got); r && r->status / 100 == 2)
       return std::string();
     return Status::unavailable("the effect was not recorded");
   };

@@ -25,12 +25,12 @@
 #include <sstream>
 #include <thread>
 
+#include "connections/connections.h"
 #include "core/token.h"
 #include "engine/queue.h"
+#include "formats/ical.h"
 #include "media/copies.h"
-#include "notify/connections.h"
 #include "notify/notification.h"
-#include "sync/cards.h"
 #include "tests/engine/dav_server.h"
 #include "tests/engine/store_servers.h"
 #include "tests/sim/sim.h"
@@ -220,11 +220,11 @@ void World::seed(store::Db& db, const Config& config, Millis falling_due_for) {
   const Sizes& s = p.sizes;
   const Millis now = p.clock.now_ms();
   std::mt19937 random(7);
-  notify::Connections connections(db, p.clock, config);
+  connections::Connections connections(db, p.clock, config);
   auto must = [](auto made, const std::string& what) {
     if (auto* e = std::get_if<notify::ConfigErrors>(&made))
       throw std::runtime_error(what + " refused: " + e->begin()->first + " " + e->begin()->second);
-    return std::get<notify::Connection>(made).id;
+    return std::get<connections::Connection>(made).id;
   };
   auto account = [&](const std::string& email) {
     return db
@@ -542,8 +542,8 @@ Verdict World::check(store::Db& db, const std::map<int, Millis>& kills,
     auto members = p.dav->members(collection(static_cast<int>(i)));
     std::set<std::string> uids;
     for (const auto& [path, item] : members) {
-      auto read = sync::read_calendar(item.body, "UTC");
-      if (auto* entry = std::get_if<sync::CalItem>(&read)) uids.insert(entry->uid);
+      auto read = formats::read_calendar(item.body, "UTC");
+      if (auto* entry = std::get_if<formats::CalItem>(&read)) uids.insert(entry->uid);
     }
     auto here =
         db.query("SELECT COUNT(*) FROM reminders WHERE owner_id = ?", {p.sync_owners[i]})[0].int_at(

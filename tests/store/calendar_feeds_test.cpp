@@ -9,10 +9,12 @@
 
 #include "core/token.h"
 #include "domain/applications.h"
-#include "sync/cards.h"
+#include "formats/ical.h"
 #include "tests/store/domain_fixture.h"
 
 namespace peto::sync {
+using namespace ::peto::formats;
+using namespace ::peto::domain;
 namespace {
 
 using nlohmann::json;

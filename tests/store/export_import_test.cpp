@@ -13,11 +13,11 @@
 #include <sstream>
 
 #include "app/app.h"
+#include "connections/connections.h"
 #include "core/token.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
 #include "media/exports.h"
-#include "notify/connections.h"
 #include "tests/store/domain_fixture.h"
 
 namespace peto {
@@ -296,13 +296,13 @@ TEST_P(ExportImportTest, AnAccountWithRecordsNeedsForceAndCompaniesAreMatchedByN
   // Ben's webhook wants to hear of interviews and offers: moving old ones in
   // tells it nothing.
   Config config;
-  auto hook = notify::Connections(db(), clock_, config)
+  auto hook = connections::Connections(db(), clock_, config)
                   .create(other_, "webhook", "Ben's board",
                           {{"url", "https://hooks.example/peto"},
                            {"secret", "0123456789abcdef"},
                            {"event_interview_scheduled", true},
                            {"event_offer_recorded", true}});
-  ASSERT_TRUE(std::holds_alternative<notify::Connection>(hook));
+  ASSERT_TRUE(std::holds_alternative<connections::Connection>(hook));
   auto forced = import(other_, zip, {}, /*force=*/true);
   ASSERT_TRUE(forced) << forced.status().message();
   EXPECT_EQ(count("deliveries"), 0);

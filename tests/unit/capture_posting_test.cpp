@@ -1,4 +1,4 @@
-#include "capture/posting.h"
+#include "formats/posting.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <sstream>
 #include <string>
 
-#include "capture/posting_internal.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture {
+namespace peto::formats {
 namespace {
 
 using nlohmann::json;
@@ -429,4 +429,4 @@ TEST_F(CaptureHostile, OddJsonLdValues) {
 }
 
 }  // namespace
-}  // namespace peto::capture
+}  // namespace peto::formats

@@ -1,7 +1,8 @@
 // Cards: interviews, reminders and contacts written as iCalendar and vCard
 // and read back, including what real servers send (folded lines, TZID,
 // floating and all-day times, vCard 3 and 4 with groups) and junk.
-#include "sync/cards.h"
+#include "domain/cards.h"
+#include "formats/ical.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,8 @@
 #include "core/clock.h"
 #include "core/utf8.h"
 
-namespace peto::sync {
+namespace peto::formats {
+using namespace ::peto::domain;
 namespace {
 
 using nlohmann::json;
@@ -675,4 +677,4 @@ TEST(Cards, MergeIntoWhatCannotBeReadIsOurs) {
 }
 
 }  // namespace
-}  // namespace peto::sync
+}  // namespace peto::formats

@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "notify/destination.h"
-#include "notify/http.h"
+#include "net/destination.h"
+#include "net/http.h"
 
-namespace peto::notify {
+namespace peto::net {
 namespace {
 
 struct Case {
@@ -245,4 +245,4 @@ TEST(RobotsTest, UrlHelpers) {
 }
 
 }  // namespace
-}  // namespace peto::notify
+}  // namespace peto::net

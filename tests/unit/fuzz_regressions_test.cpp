@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "sync/cards.h"
+#include "formats/ical.h"
 
 namespace peto {
 namespace {
@@ -22,9 +22,9 @@ bool has_control(const std::string& s) {
 TEST(FuzzRegressions, ReadCardDropsDelete) {
   const std::string text =
       "BEGIN:VCARD\n\nFN:Bo\nEMAIL;PREF=1\x7f:bDx.examo@x.exapleW-SLREF=1\x7f:bDx:122\nEND:VCARD\n";
-  auto read = sync::read_card(text);
-  ASSERT_TRUE(std::holds_alternative<sync::Card>(read)) << std::get<std::string>(read);
-  const auto& card = std::get<sync::Card>(read);
+  auto read = formats::read_card(text);
+  ASSERT_TRUE(std::holds_alternative<formats::Card>(read)) << std::get<std::string>(read);
+  const auto& card = std::get<formats::Card>(read);
   EXPECT_FALSE(has_control(card.email)) << card.email;
   EXPECT_EQ(card.email, "bDx.examo@x.exapleW-SLREF=1:bDx:122");
   EXPECT_EQ(card.name, "Bo");
@@ -36,9 +36,9 @@ TEST(FuzzRegressions, EscapedControlCharactersAreDroppedToo) {
       "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:u\r\nDTSTART:20270122T140000Z\r\n"
       "SUMMARY:Call\\\x01 Ana\\\x7f\\, now\x7f\r\nDESCRIPTION:a\\nb\\\tc\r\nEND:VEVENT\r\n"
       "END:VCALENDAR\r\n";
-  auto read = sync::read_calendar(text, "UTC");
-  ASSERT_TRUE(std::holds_alternative<sync::CalItem>(read)) << std::get<std::string>(read);
-  const auto& item = std::get<sync::CalItem>(read);
+  auto read = formats::read_calendar(text, "UTC");
+  ASSERT_TRUE(std::holds_alternative<formats::CalItem>(read)) << std::get<std::string>(read);
+  const auto& item = std::get<formats::CalItem>(read);
   EXPECT_EQ(item.summary, "Call Ana, now");
   EXPECT_EQ(item.description, "a\nb\tc");  // tab and line end stay
 }

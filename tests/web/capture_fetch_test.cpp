@@ -11,11 +11,12 @@
 #include "capture/kept_pages.h"
 #include "domain/captures.h"
 #include "domain/records.h"
-#include "notify/http.h"
+#include "net/http.h"
 #include "tests/web/site_fixture.h"
 #include "tests/web/web_server.h"
 
 namespace peto::capture {
+using namespace ::peto::net;
 namespace {
 
 const char* kStandIn = "93.184.216.34";
@@ -44,7 +45,7 @@ class CaptureFetchTest : public peto::testing::SiteTest {
     });
     remote_ = std::make_unique<peto::testing::WebServer>(site_router_);
     const int port = remote_->port();
-    http_ = std::make_unique<notify::HttpClient>(
+    http_ = std::make_unique<net::HttpClient>(
         [](const std::string& host) -> std::vector<std::string> {
           if (host == "jobs.example") return {kStandIn};
           if (host == "intranet.example") return {"10.1.2.3"};
@@ -82,7 +83,7 @@ class CaptureFetchTest : public peto::testing::SiteTest {
   std::string robots_ = "User-agent: *\nDisallow: /private/\n";
   web::Router site_router_;
   std::unique_ptr<peto::testing::WebServer> remote_;
-  std::unique_ptr<notify::HttpClient> http_;
+  std::unique_ptr<net::HttpClient> http_;
   std::unique_ptr<domain::Records> records_;
   std::int64_t owner_ = 0;
 };

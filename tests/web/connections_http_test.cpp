@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "notify/connections.h"
+#include "connections/connections.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "tests/web/http_client.h"
@@ -79,7 +79,7 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
         SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
   }
 
-  notify::Connections connections() { return notify::Connections(*db_, clock_, config_); }
+  connections::Connections connections() { return connections::Connections(*db_, clock_, config_); }
 
   // A webhook connection of `owner` made directly (not through the page).
   std::int64_t webhook(std::int64_t owner, const std::string& url = "https://hooks.example/peto",
@@ -89,7 +89,7 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
       ADD_FAILURE() << "could not make a webhook: " << json(*errors).dump();
       return 0;
     }
-    return std::get<notify::Connection>(made).id;
+    return std::get<connections::Connection>(made).id;
   }
 
   std::string secret_of(std::int64_t id) {

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "domain/applications.h"
+#include "domain/cards.h"
 #include "domain/records.h"
-#include "sync/cards.h"
+#include "formats/ical.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
 #include "tests/web/site_fixture.h"
@@ -38,9 +39,9 @@ std::vector<std::string> feed_paths_in(const std::string& html) {
   return out;
 }
 
-// Each VEVENT of a VCALENDAR, read on its own through sync::read_calendar.
-std::vector<sync::CalItem> events_of(const std::string& ics) {
-  std::vector<sync::CalItem> out;
+// Each VEVENT of a VCALENDAR, read on its own through formats::read_calendar.
+std::vector<formats::CalItem> events_of(const std::string& ics) {
+  std::vector<formats::CalItem> out;
   for (std::size_t at = ics.find("BEGIN:VEVENT"); at != std::string::npos;
        at = ics.find("BEGIN:VEVENT", at + 1)) {
     std::size_t end = ics.find("END:VEVENT\r\n", at);
@@ -50,12 +51,12 @@ std::vector<sync::CalItem> events_of(const std::string& ics) {
     }
     std::string one =
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + ics.substr(at, end + 12 - at) + "END:VCALENDAR\r\n";
-    auto read = sync::read_calendar(one, "UTC");
+    auto read = formats::read_calendar(one, "UTC");
     if (auto* why = std::get_if<std::string>(&read)) {
       ADD_FAILURE() << *why;
       continue;
     }
-    out.push_back(std::get<sync::CalItem>(read));
+    out.push_back(std::get<formats::CalItem>(read));
   }
   return out;
 }
@@ -145,18 +146,18 @@ TEST_F(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) 
   ASSERT_EQ(events.size(), 2u) << feed.body;
   auto uid =
       db_->query("SELECT uid FROM interviews WHERE id = ?", {ana[0]["id"].get<std::int64_t>()});
-  const sync::CalItem& interview = events[0].uid == uid[0].text(0) ? events[0] : events[1];
-  const sync::CalItem& reminder = &interview == &events[0] ? events[1] : events[0];
+  const formats::CalItem& interview = events[0].uid == uid[0].text(0) ? events[0] : events[1];
+  const formats::CalItem& reminder = &interview == &events[0] ? events[1] : events[0];
   EXPECT_EQ(interview.uid, uid[0].text(0)) << "the interview's own uid";
   EXPECT_EQ(interview.summary, "Interview: Backend engineer");
   EXPECT_EQ(interview.location, "Room 4; Floor 2, Backend engineer");
   EXPECT_EQ(interview.start, ana[0]["starts_at"].get<std::int64_t>());
   EXPECT_EQ(interview.end, *interview.start + 3600000);
 
-  EXPECT_EQ(reminder.uid, sync::record_uid("reminders", ana[1]));
+  EXPECT_EQ(reminder.uid, domain::record_uid("reminders", ana[1]));
   EXPECT_EQ(reminder.uid, "peto-reminder-" + std::to_string(ana[1]["id"].get<std::int64_t>()) +
                               "-" + std::to_string(ana[1]["created_at"].get<std::int64_t>()));
-  EXPECT_EQ(reminder.type, sync::CalItem::Type::event);
+  EXPECT_EQ(reminder.type, formats::CalItem::Type::event);
   EXPECT_EQ(reminder.summary, "Call back, Backend engineer");
   EXPECT_EQ(reminder.start, ana[1]["due_at"].get<std::int64_t>());
   EXPECT_EQ(reminder.end, *reminder.start + 15 * 60000);

@@ -19,11 +19,11 @@
 #include <thread>
 #include <variant>
 
-#include "notify/http.h"
+#include "net/http.h"
 #include "tests/web/web_server.h"
 #include "web/router.h"
 
-namespace peto::notify {
+namespace peto::net {
 namespace {
 
 using peto::testing::WebServer;
@@ -439,4 +439,4 @@ TEST_F(GuardedHttpTest, HeadersThatCouldSplitTheRequestAreRefused) {
 }
 
 }  // namespace
-}  // namespace peto::notify
+}  // namespace peto::net

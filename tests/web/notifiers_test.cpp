@@ -26,6 +26,7 @@
 #include "web/router.h"
 
 namespace peto::notify {
+using namespace ::peto::net;
 namespace {
 
 using peto::testing::WebServer;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "capture/kept_pages.h"
+#include "connections/connections.h"
 #include "core/timezone.h"
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
@@ -17,7 +18,6 @@
 #include "domain/records.h"
 #include "media/documents.h"
 #include "media/exports.h"
-#include "notify/connections.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
 #include "tests/web/site_fixture.h"
@@ -86,10 +86,10 @@ TEST_F(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
   // Routes whose {id} is not a record's, with what ana has there.
   domain::ApiTokens tokens(*db_, clock_);
   auto connection =
-      notify::Connections(*db_, clock_, config_)
+      connections::Connections(*db_, clock_, config_)
           .create(ana.account().id, "webhook", "Ana's",
                   {{"url", "https://localhost/hook"}, {"secret", "0123456789abcdef"}});
-  const std::int64_t connection_id = std::get<notify::Connection>(connection).id;
+  const std::int64_t connection_id = std::get<connections::Connection>(connection).id;
   std::istringstream cv("%PDF-1.4\n%%EOF\n");
   const std::int64_t document_id =
       std::get<media::Document>(media::Documents(*db_, clock_, config_)

@@ -11,9 +11,9 @@
 #include <memory>
 #include <string>
 
+#include "connections/connections.h"
 #include "media/copies.h"
 #include "media/sigv4.h"
-#include "notify/connections.h"
 #include "tests/web/http_client.h"
 #include "tests/web/signed_in_client.h"
 #include "tests/web/site_fixture.h"
@@ -97,9 +97,9 @@ TEST_F(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
 }
 
 TEST_F(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
-  auto made = notify::Connections(*db_, clock_, config_)
+  auto made = connections::Connections(*db_, clock_, config_)
                   .create(ana_->account().id, "local", "Archive", {{"folder", "ana"}});
-  ASSERT_TRUE(std::holds_alternative<notify::Connection>(made));
+  ASSERT_TRUE(std::holds_alternative<connections::Connection>(made));
   auto doc = document("%PDF bytes");
   auto copy = db_->query("SELECT id FROM document_copies")[0].int_at(0);
   const std::string action =

@@ -4,7 +4,7 @@
 //   if (Status s = policy.check("127.0.0.1"); !s) { ... s.message() ... }
 //
 // Every outgoing request (webhooks, notifiers, stores, syncs, captures) goes
-// through notify::HttpClient, which checks every address a host name resolves
+// through net::HttpClient, which checks every address a host name resolves
 // to against a policy and then connects only to an approved address (see
 // notify/http.h). The checked address is the connected address: no DNS
 // rebinding.
@@ -34,7 +34,7 @@
 
 #include "core/status.h"
 
-namespace peto::notify {
+namespace peto::net {
 
 enum class AddressKind {
   public_address,
@@ -73,4 +73,4 @@ struct DestinationPolicy {
   Status check(std::string_view ip) const;
 };
 
-}  // namespace peto::notify
+}  // namespace peto::net

@@ -1,6 +1,6 @@
 // Reading a job posting out of a web page: the parsers of a capture.
 //
-//   auto best = capture::parse_posting(html, "https://jobs.example/123");
+//   auto best = formats::parse_posting(html, "https://jobs.example/123");
 //   if (best) use(best->posting);   // best->parser says which parser read it
 //
 // Every parser sees the same page (parsed once with gumbo, a real HTML5
@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace peto::capture {
+namespace peto::formats {
 
 struct JobPosting {
   std::string role;             // title
@@ -58,4 +58,4 @@ std::optional<ParseResult> parse_posting(std::string_view html, std::string_view
 // "read by" line).
 std::vector<ParseResult> parse_all(std::string_view html, std::string_view page_url);
 
-}  // namespace peto::capture
+}  // namespace peto::formats

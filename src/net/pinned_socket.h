@@ -17,7 +17,7 @@
 
 #include <string>
 
-namespace peto::notify {
+namespace peto::net {
 
 struct PinnedSocket {
   sockaddr_storage addr{};
@@ -27,4 +27,4 @@ struct PinnedSocket {
   void install(CURL* curl);                   // `this` must outlive the transfer
 };
 
-}  // namespace peto::notify
+}  // namespace peto::net

@@ -1,4 +1,4 @@
-#include "notify/pinned_socket.h"
+#include "net/pinned_socket.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace peto::notify {
+namespace peto::net {
 
 namespace {
 
@@ -59,4 +59,4 @@ void PinnedSocket::install(CURL* curl) {
   curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, this);
 }
 
-}  // namespace peto::notify
+}  // namespace peto::net

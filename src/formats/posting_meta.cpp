@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <array>
 
-#include "capture/posting_internal.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 namespace {
 
 struct Head {
@@ -197,4 +197,4 @@ std::optional<JobPosting> read_meta(const Page& page, std::string_view page_url)
   return p;
 }
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

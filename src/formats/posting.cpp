@@ -1,13 +1,13 @@
 // parse_all / parse_posting: every parser reads the page once parsed, the
 // readings are scored and ranked.
-#include "capture/posting.h"
+#include "formats/posting.h"
 
 #include <algorithm>
 #include <new>
 
-#include "capture/posting_internal.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture {
+namespace peto::formats {
 namespace detail {
 
 void infer_remote(JobPosting& p) {
@@ -95,4 +95,4 @@ std::optional<ParseResult> parse_posting(std::string_view html, std::string_view
   return std::move(all.front());
 }
 
-}  // namespace peto::capture
+}  // namespace peto::formats

@@ -5,10 +5,10 @@
 #include <cctype>
 #include <cstring>
 
-#include "capture/posting_internal.h"
 #include "core/utf8.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 namespace {
 
 bool ascii_space(char c) {
@@ -434,4 +434,4 @@ std::string inline_text(std::string_view s) {
   return clean_field(render_fragment(s.substr(0, kMaxField * 8)));
 }
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <array>
 
-#include "capture/posting_internal.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 namespace {
 
 enum class Field { company, location, salary, closes, employment, remote };
@@ -208,4 +208,4 @@ std::optional<JobPosting> read_text(const Page& page, std::string_view /*page_ur
   return p;
 }
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

@@ -1,4 +1,4 @@
-#include "notify/connections.h"
+#include "connections/connections.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,10 +9,11 @@
 #include "engine/gate.h"
 #include "media/stores.h"
 #include "media/uploads.h"
+#include "plugin/connection_state.h"
 #include "store/cache.h"
 #include "sync/syncs.h"
 
-namespace peto::notify {
+namespace peto::connections {
 
 namespace {
 
@@ -96,22 +97,28 @@ PluginSpec spec_of(const sync::Syncer& sy) {
 
 }  // namespace
 
+namespace {
+
+const plugin::Plugin* plugin_of(const PluginSpec& spec) {
+  if (spec.notifier != nullptr) return spec.notifier;
+  if (spec.store != nullptr) return spec.store;
+  return spec.syncer;
+}
+
+}  // namespace
+
 ConfigErrors PluginSpec::validate(const json& config, const Config& instance) const {
-  if (notifier != nullptr) return notifier->validate(config, instance);
-  if (store != nullptr) return store->validate(config, instance);
-  if (syncer != nullptr) return syncer->validate(config, instance);
-  return {};
+  const plugin::Plugin* p = plugin_of(*this);
+  return p != nullptr ? p->validate(config, instance) : ConfigErrors{};
 }
 
 std::string PluginSpec::summary(const json& config) const {
-  if (notifier != nullptr) return notifier->summary(config);
-  if (store != nullptr) return store->summary(config);
-  if (syncer != nullptr) return syncer->summary(config);
-  return "";
+  const plugin::Plugin* p = plugin_of(*this);
+  return p != nullptr ? p->summary(config) : std::string();
 }
 
 std::optional<PluginSpec> find_plugin(std::string_view name) {
-  if (const Notifier* n = find_notifier(name)) return spec_of(*n);
+  if (const Notifier* n = notify::find_notifier(name)) return spec_of(*n);
   if (const media::Store* st = media::find_store(name)) return spec_of(*st);
   if (const sync::Syncer* sy = sync::find_syncer(name)) return spec_of(*sy);
   return std::nullopt;
@@ -120,7 +127,7 @@ std::optional<PluginSpec> find_plugin(std::string_view name) {
 std::vector<PluginSpec> plugins(std::string_view kind) {
   std::vector<PluginSpec> out;
   if (kind == "notifier")
-    for (const Notifier* n : notifiers()) out.push_back(spec_of(*n));
+    for (const Notifier* n : notify::notifiers()) out.push_back(spec_of(*n));
   if (kind == "store")
     for (const media::Store* st : media::stores()) out.push_back(spec_of(*st));
   if (kind == "sync")
@@ -129,7 +136,7 @@ std::vector<PluginSpec> plugins(std::string_view kind) {
 }
 
 Connections::Connections(store::Db& db, const Clock& clock, const Config& config)
-    : db_(db), clock_(clock), config_(config), box_(config.secret_key) {}
+    : db_(db), clock_(clock), config_(config), box_(config.secret_key), state_(clock, config) {}
 
 std::vector<store::Migration> Connections::migrations() {
   auto tables = [](const std::string& id) {
@@ -178,17 +185,6 @@ std::vector<store::Migration> Connections::migrations() {
 
 namespace {
 
-// The secrets a connection holds: {} when none are set, nullopt when they
-// cannot be opened (PETO_SECRET_KEY changed) or are damaged.
-std::optional<json> opened(const SecretBox& box, const std::string& sealed) {
-  if (sealed.empty()) return json::object();
-  auto plain = box.open(sealed);
-  if (!plain) return std::nullopt;
-  json secrets = json::parse(*plain, nullptr, false);
-  if (!secrets.is_object()) return std::nullopt;
-  return secrets;
-}
-
 Connection connection_from(const store::Row& r, const SecretBox& box) {
   Connection c;
   c.id = r.int_at(0);
@@ -198,7 +194,7 @@ Connection connection_from(const store::Row& r, const SecretBox& box) {
   c.label = r.text(4);
   c.config = json::parse(r.text(5), nullptr, false);
   if (!c.config.is_object()) c.config = json::object();
-  if (auto secrets = opened(box, r.text(6))) c.secrets_set = secret_names(*secrets);
+  if (auto secrets = plugin::open_secrets(box, r.text(6))) c.secrets_set = secret_names(*secrets);
   c.enabled = r.int_at(7) != 0;
   c.last_ok_at = r.opt_int(8);
   c.last_error = r.text(9);
@@ -242,7 +238,7 @@ std::variant<json, ConfigErrors> Connections::checked(const PluginSpec& n, json 
         std::any_of(specs.begin(), specs.end(), [&](const auto& f) { return f.name == k; });
     // Event switches belong to notifiers only.
     bool event = n.notifier != nullptr && k.rfind("event_", 0) == 0 &&
-                 is_event(std::string_view(k).substr(6));
+                 notify::is_event(std::string_view(k).substr(6));
     if (!known && !event) errors[k] = "error_field_unknown";
     if (event) {
       FieldSpec b;
@@ -390,7 +386,7 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
         }
         // Secrets that no longer open count as unset: the form asks for them again.
         json merged_current = current.config;
-        merged_current.update(opened(box_, rows[0].text(6)).value_or(json::object()));
+        merged_current.update(plugin::open_secrets(box_, rows[0].text(6)).value_or(json::object()));
         auto merged = checked(*n, merged_current, values);
         if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
         if (!errors.empty()) return errors;
@@ -426,18 +422,12 @@ bool Connections::remove(std::int64_t owner, std::int64_t id) {
 }
 
 std::optional<json> Connections::full_config(store::Conn& conn, std::int64_t id) {
-  auto rows = conn.query("SELECT config, secrets_encrypted FROM connections WHERE id = ?", {id});
-  if (rows.empty()) return std::nullopt;
-  json config = json::parse(rows[0].text(0), nullptr, false);
-  if (!config.is_object()) config = json::object();
-  auto secrets = opened(box_, rows[0].text(1));
-  if (!secrets) return std::nullopt;
-  config.update(*secrets);  // secrets win
-  return config;
+  return state_.full_config(conn, id);
 }
 
 std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
-                                            const HttpClient& http, const std::string& language) {
+                                            const net::HttpClient& http,
+                                            const std::string& language) {
   auto c = get(owner, id);
   if (!c) return std::nullopt;
   auto conn = db_.acquire();
@@ -447,7 +437,7 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
   // outcome; a test here would only write a misleading error.
   if (c->kind == "sync")
     return SendResult{SendResult::Outcome::final, "sync_test_use_sync_now", std::nullopt, false};
-  const Notifier* n = find_notifier(c->plugin);
+  const Notifier* n = notify::find_notifier(c->plugin);
   SendResult result;
   auto config = full_config(*conn, id);
   if (n == nullptr) {
@@ -458,16 +448,17 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
     auto users = conn->query(
         "SELECT email, language, time_zone FROM users WHERE id = ? AND active = 1", {owner});
     if (users.empty()) return std::nullopt;
-    Recipient to{owner, users[0].text(0), users[0].text(1), users[0].text(2), true};
+    notify::Recipient to{owner, users[0].text(0), users[0].text(1), users[0].text(2), true};
     const Catalogue& words = Catalogue::shared();
-    Notification test;
+    notify::Notification test;
     test.event = "test";
     test.language = language;
     test.title = words.text(language, "notice_test_title");
     test.body = words.text(language, "notice_test_body");
-    test.url = absolute_url(config_.public_url, "/profile/connections/" + std::to_string(id));
+    test.url =
+        notify::absolute_url(config_.public_url, "/profile/connections/" + std::to_string(id));
     test.occurred_at = clock_.now_ms();
-    SendContext ctx{http, config_, clock_, "test"};
+    notify::SendContext ctx{http, config_, clock_, "test"};
     try {
       result = n->send(test, *config, to, ctx);
     } catch (const std::exception& e) {
@@ -480,7 +471,7 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
 
 // A store's test: "peto-test.txt" (a line of text) copied to it now.
 std::optional<SendResult> Connections::test_store(store::Conn& conn, const media::Store& store,
-                                                  std::int64_t id, const HttpClient& http) {
+                                                  std::int64_t id, const net::HttpClient& http) {
   using O = SendResult::Outcome;
   SendResult result;
   auto config = full_config(conn, id);
@@ -531,24 +522,12 @@ std::optional<SendResult> Connections::test_store(store::Conn& conn, const media
 }
 
 void Connections::record(store::Conn& conn, std::int64_t id, bool ok, const std::string& message) {
-  if (ok) {
-    conn.query("UPDATE connections SET last_ok_at = ?, last_error = '' WHERE id = ?",
-               {clock_.now_ms(), id});
-  } else {
-    conn.query(
-        "UPDATE connections SET last_error = ? WHERE id = ?",
-        {message.empty() ? std::string("Failed without saying why.") : message.substr(0, 500), id});
-  }
+  state_.record(conn, id, ok, message);
 }
 
 void Connections::retire(store::Conn& conn, std::int64_t id, const std::string& reason,
                          bool keep_secrets) {
-  log::warn("notify", "connection retired", {{"connection", id}, {"reason", reason}});
-  conn.query(
-      keep_secrets ? "UPDATE connections SET enabled = 0, last_error = ? WHERE id = ?"
-                   : "UPDATE connections SET enabled = 0, last_error = ?,"
-                     " secrets_encrypted = '' WHERE id = ?",
-      {reason.empty() ? std::string("Failed without saying why.") : reason.substr(0, 500), id});
+  state_.retire(conn, id, reason, keep_secrets);
 }
 
-}  // namespace peto::notify
+}  // namespace peto::connections

@@ -1,4 +1,4 @@
-#include "sync/cards.h"
+#include "formats/ical.h"
 
 #include <date/date.h>
 
@@ -7,13 +7,11 @@
 #include <chrono>
 #include <limits>
 
-#include "core/i18n.h"
+#include "core/text.h"
 #include "core/timezone.h"
 #include "core/utf8.h"
-#include "domain/kinds.h"
-#include "domain/records.h"
 
-namespace peto::sync {
+namespace peto::formats {
 
 namespace {
 
@@ -23,6 +21,13 @@ constexpr std::size_t kMaxText = 1024 * 1024;
 constexpr std::size_t kMaxLines = 10000;
 constexpr std::size_t kMaxDepth = 16;
 constexpr std::int64_t kHourMs = 3600 * 1000;
+
+using text::is_blank;
+using text::lower;
+using text::upper;
+
+std::string trimmed(std::string_view s) { return std::string(text::trim(s)); }
+bool blank(std::string_view s) { return is_blank(s); }
 
 // ---- Writing ----
 
@@ -137,20 +142,6 @@ struct Property {
     return false;
   }
 };
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return out;
-}
-
-std::string trimmed(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 // Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or code
 // points past U+10FFFF, as JSON text (and so the records) requires.
@@ -443,41 +434,6 @@ std::optional<std::int64_t> duration_of(std::string_view v) {
   return negative ? -total : total;
 }
 
-// The characters of `text` up to the record field's max_length.
-std::string cut_to_field(std::string_view text, std::string_view kind, std::string_view field) {
-  const domain::Field* f = domain::kind(kind).field(field);
-  std::size_t max = f != nullptr ? static_cast<std::size_t>(f->max_length) : text.size();
-  std::size_t chars = 0, i = 0;
-  for (; i < text.size(); ++i) {
-    bool lead = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
-    if (lead && chars++ == max) break;
-  }
-  return std::string(text.substr(0, i));
-}
-
-bool blank(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
-}
-
-// Text for an optional record field: cut to the field, null when blank.
-json optional_text(std::string_view text, std::string_view kind, std::string_view field) {
-  if (blank(text)) return nullptr;
-  return cut_to_field(text, kind, field);
-}
-
-json moment(const std::optional<std::int64_t>& ms) { return ms ? json(*ms) : json(nullptr); }
-
-std::string string_field(const json& record, const char* name) {
-  auto it = record.find(name);
-  return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<std::int64_t> moment_field(const json& record, const char* name) {
-  auto it = record.find(name);
-  if (it == record.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<std::int64_t>();
-}
-
 // The value of the preferred `name` property of a card (the first when
 // none is marked), unescaped.
 std::string preferred(const Component& c, std::string_view name) {
@@ -545,13 +501,6 @@ std::optional<ItemSpan> item_span(const std::vector<Line>& lines, bool card) {
   }
   if (!span || span->end == 0) return std::nullopt;
   return span;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 // The scheme an EMAIL or TEL value may carry ("mailto:", "tel:"), as
@@ -818,91 +767,4 @@ std::string merge_member(const std::string& theirs, const std::string& ours) {
   return ours;
 }
 
-std::string record_uid(std::string_view kind, const json& record) {
-  std::string own = string_field(record, "uid");
-  if (!own.empty()) return own;
-  const domain::Kind* k = domain::find_kind(kind);
-  std::string id = record.contains("id") ? record["id"].dump() : "0";
-  std::string created = record.contains("created_at") ? record["created_at"].dump() : "0";
-  return "peto-" + (k ? k->singular : std::string(kind)) + "-" + id + "-" + created;
-}
-
-std::string interview_title(const std::string& lang, const json& interview) {
-  return Catalogue::shared().text(lang.empty() ? "en" : lang, "kind_interview") + ": " +
-         string_field(interview, "application_role");
-}
-
-CalItem interview_item(const json& interview, const std::string& uid, const std::string& title) {
-  CalItem item;
-  item.type = CalItem::Type::event;
-  item.uid = uid;
-  item.summary = title;
-  item.location = string_field(interview, "place");
-  item.description = string_field(interview, "notes");
-  item.start = moment_field(interview, "starts_at");
-  item.end = moment_field(interview, "ends_at");
-  // An interview without an end shows as an hour long.
-  if (!item.end && item.start) item.end = *item.start + kHourMs;
-  item.cancelled = string_field(interview, "outcome") == "cancelled";
-  return item;
-}
-
-CalItem reminder_item(const json& reminder, const std::string& uid) {
-  CalItem item;
-  item.type = CalItem::Type::todo;
-  item.uid = uid;
-  item.summary = string_field(reminder, "title");
-  item.due = moment_field(reminder, "due_at");
-  item.completed = moment_field(reminder, "done_at");
-  return item;
-}
-
-Card contact_card(const json& contact, const std::string& uid) {
-  Card card;
-  card.uid = uid;
-  card.name = string_field(contact, "name");
-  card.email = string_field(contact, "email");
-  card.phone = string_field(contact, "phone");
-  card.role = string_field(contact, "role");
-  card.organisation = string_field(contact, "company_name");
-  card.notes = string_field(contact, "notes");
-  return card;
-}
-
-json interview_values(const CalItem& item) {
-  json v = json::object();
-  std::optional<std::int64_t> start = item.start ? item.start : item.due;
-  if (start) v["starts_at"] = *start;
-  v["ends_at"] = moment(item.end);
-  if (start && item.end && *item.end < *start) v["ends_at"] = nullptr;
-  v["place"] = optional_text(item.location, "interviews", "place");
-  v["notes"] = optional_text(item.description, "interviews", "notes");
-  return v;
-}
-
-json reminder_values(const CalItem& item) {
-  json v = json::object();
-  if (!blank(item.summary)) v["title"] = cut_to_field(trimmed(item.summary), "reminders", "title");
-  std::optional<std::int64_t> due = item.due ? item.due : item.start;
-  if (due) v["due_at"] = *due;
-  v["done_at"] = moment(item.completed);
-  return v;
-}
-
-json contact_values(const Card& card) {
-  json v = json::object();
-  if (!blank(card.name)) v["name"] = cut_to_field(trimmed(card.name), "contacts", "name");
-  const domain::Field* email = domain::kind("contacts").field("email");
-  if (card.email.empty())
-    v["email"] = nullptr;
-  else if (domain::plausible_email(card.email) &&
-           (email == nullptr ||
-            utf8_length(card.email) <= static_cast<std::size_t>(email->max_length)))
-    v["email"] = card.email;
-  v["phone"] = optional_text(card.phone, "contacts", "phone");
-  v["role"] = optional_text(card.role, "contacts", "role");
-  v["notes"] = optional_text(card.notes, "contacts", "notes");
-  return v;
-}
-
-}  // namespace peto::sync
+}  // namespace peto::formats

@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "capture/posting.h"
+#include "formats/posting.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 
 inline constexpr std::size_t kMaxField = 500;           // code points
 inline constexpr std::size_t kMaxDescription = 40000;   // code points
@@ -146,4 +146,4 @@ TitleParts split_title(std::string_view title, std::string_view site_name);
 void infer_remote(JobPosting& p);
 int score(const JobPosting& p);
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

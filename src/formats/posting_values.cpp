@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <limits>
 
-#include "capture/posting_internal.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 namespace {
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
@@ -395,4 +395,4 @@ std::string resolve_url(std::string_view base, std::string_view ref) {
   return std::string(out.buffer());
 }
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

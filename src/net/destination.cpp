@@ -1,4 +1,4 @@
-#include "notify/destination.h"
+#include "net/destination.h"
 
 #include <arpa/inet.h>
 
@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <string>
 
-namespace peto::notify {
+namespace peto::net {
 namespace {
 
 // True when the top `bits` bits of `a` equal those of `prefix`.
@@ -178,4 +178,4 @@ Status DestinationPolicy::check(std::string_view ip) const {
                          "; peto never sends there");
 }
 
-}  // namespace peto::notify
+}  // namespace peto::net

@@ -34,23 +34,24 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/secret_box.h"
+#include "media/stores.h"
 #include "notify/notifier.h"
+#include "plugin/connection_state.h"
 #include "store/db.h"
 #include "store/migrate.h"
+#include "sync/syncs.h"
 
-namespace peto::media {
-class Store;
-}
-namespace peto::sync {
-class Syncer;
-}
+namespace peto::connections {
 
-namespace peto::notify {
+using notify::Notifier;
+using notify::SendResult;
+using plugin::ConfigErrors;
+using plugin::FieldSpec;
 
 // What a connection's plugin declares, whatever its kind: a notifier
-// (notify/notifier.h), a store (media/stores.h) or a sync (sync/syncs.h).
-// Plugin names are unique across kinds, so the plugin decides the
-// connection's kind.
+// (notify/notifier.h), a store (media/stores.h) or a sync (sync/syncs.h),
+// each a plugin::Plugin. Plugin names are unique across kinds, so the plugin
+// decides the connection's kind.
 struct PluginSpec {
   std::string kind;  // "notifier", "store" or "sync"
   std::string name;
@@ -116,7 +117,7 @@ class Connections {
   // "test") — or, for a store, copies a small text file named
   // "peto-test.txt" to it — records the outcome on the connection and
   // returns it (a store's declined reads as final).
-  std::optional<SendResult> test(std::int64_t owner, std::int64_t id, const HttpClient& http,
+  std::optional<SendResult> test(std::int64_t owner, std::int64_t id, const net::HttpClient& http,
                                  const std::string& language);
 
   // The outcome of a use: ok sets last_ok_at and clears last_error; a failure
@@ -127,13 +128,14 @@ class Connections {
 
  private:
   std::optional<SendResult> test_store(store::Conn& conn, const media::Store& store,
-                                       std::int64_t id, const HttpClient& http);
+                                       std::int64_t id, const net::HttpClient& http);
   std::variant<nlohmann::json, ConfigErrors> checked(const PluginSpec& n, nlohmann::json current,
                                                      const nlohmann::json& values);
   store::Db& db_;
   const Clock& clock_;
   const Config& config_;
   SecretBox box_;
+  plugin::ConnectionState state_;
 };
 
-}  // namespace peto::notify
+}  // namespace peto::connections

@@ -2,9 +2,9 @@
 // turned into the same JSON shape as JSON-LD and mapped by from_schema.
 #include <sstream>
 
-#include "capture/posting_internal.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 namespace {
 
 using nlohmann::json;
@@ -110,4 +110,4 @@ std::optional<JobPosting> read_microdata(const Page& page, std::string_view page
   return from_schema(item(root, page_url, 0, budget), page_url, false);
 }
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

@@ -1,10 +1,8 @@
-// Cards: a person's interviews, reminders and contacts as iCalendar
+// iCalendar and vCard: calendar items and contact cards as iCalendar
 // (RFC 5545) and vCard (RFC 6350) text, and back.
 //
-//   CalItem item = interview_item(interview, uid, "Interview: Backend engineer at Acme");
 //   std::string ics = write_calendar({item}, now_ms);     // one VCALENDAR
 //   auto read = read_calendar(text, "Europe/Lisbon");     // CalItem, or why not
-//   nlohmann::json values = interview_values(std::get<CalItem>(read));
 //
 // Writing: CRLF line ends, text escaped (\\ \; \, \n), lines folded at 75
 // octets and never inside a UTF-8 sequence, times in UTC ("…Z"). Reading:
@@ -13,12 +11,9 @@
 // (read in `zone`, the account's) or VALUE=DATE (midnight UTC). The first
 // VEVENT or VTODO is the item; VALARMs and unknown properties are ignored.
 // Limits: 1 MiB of text, 10,000 lines, values cut to the record field's
-// length. Junk is an error message, never an exception.
+// length (domain/cards.h). Junk is an error message, never an exception.
 //
-// The *_values functions give the record fields a remote change may set, as
-// typed JSON for domain::Records (moments as UTC ms, absent fields as null);
-// what peto derives itself (an interview's title, a contact's company) is
-// written out but never read back.
+// Records become items and items record values in domain/cards.h.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +24,7 @@
 #include <variant>
 #include <vector>
 
-namespace peto::sync {
+namespace peto::formats {
 
 struct CalItem {
   enum class Type { event, todo };
@@ -86,29 +81,4 @@ std::variant<Card, std::string> read_card(std::string_view text);
 // copied as they were, with CRLF line ends. Never throws.
 std::string merge_member(const std::string& theirs, const std::string& ours);
 
-// The UID a record has on the remote side and in the .ics feed: an
-// interview's own `uid` field when the record carries one, else
-// "peto-<singular>-<id>-<created_at>" ("peto-reminder-12-1767225600000"),
-// which does not change while the record lives.
-std::string record_uid(std::string_view kind, const nlohmann::json& record);
-
-// The event title of an interview in `lang`, as the .ics download, the feed
-// and CalDAV show it: "Interview: Backend engineer" (the catalogue's
-// kind_interview, then the record's application_role when it has one).
-std::string interview_title(const std::string& lang, const nlohmann::json& interview);
-
-// Records (domain::Record JSON) as items, and items as record values.
-CalItem interview_item(const nlohmann::json& interview, const std::string& uid,
-                       const std::string& title);
-CalItem reminder_item(const nlohmann::json& reminder, const std::string& uid);
-Card contact_card(const nlohmann::json& contact, const std::string& uid);
-
-// {starts_at, ends_at, place, notes}
-nlohmann::json interview_values(const CalItem& item);
-// {title, due_at, done_at}; a VTODO without DUE keeps the reminder's due
-// time (due_at left out).
-nlohmann::json reminder_values(const CalItem& item);
-// {name, email, phone, role, notes}; an address that is not one is left out.
-nlohmann::json contact_values(const Card& card);
-
-}  // namespace peto::sync
+}  // namespace peto::formats

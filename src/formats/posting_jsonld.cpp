@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "capture/posting_internal.h"
 #include "core/json_depth.h"
+#include "formats/posting_internal.h"
 
-namespace peto::capture::detail {
+namespace peto::formats::detail {
 namespace {
 
 using nlohmann::json;
@@ -321,4 +321,4 @@ std::optional<JobPosting> read_json_ld(const Page& page, std::string_view page_u
   return postings.front();
 }
 
-}  // namespace peto::capture::detail
+}  // namespace peto::formats::detail

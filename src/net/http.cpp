@@ -1,4 +1,4 @@
-#include "notify/http.h"
+#include "net/http.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -15,10 +15,10 @@
 #include <memory>
 #include <mutex>
 
-#include "notify/destination.h"
-#include "notify/pinned_socket.h"
+#include "net/destination.h"
+#include "net/pinned_socket.h"
 
-namespace peto::notify {
+namespace peto::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -712,4 +712,4 @@ std::string robots_target(std::string_view page_url) {
   return out;
 }
 
-}  // namespace peto::notify
+}  // namespace peto::net

@@ -1,10 +1,10 @@
 // HttpClient: peto's one outgoing HTTP client, guarded by the destination policy.
 //
-//   notify::HttpClient client;
-//   notify::HttpRequest req{.method = "POST", .url = hook_url, .body = json};
+//   net::HttpClient client;
+//   net::HttpRequest req{.method = "POST", .url = hook_url, .body = json};
 //   req.allow_private = config.allow_private_destinations;   // never for captures
 //   auto answer = client.send(req);
-//   if (auto* e = std::get_if<notify::HttpError>(&answer)) { ... e->message ... }
+//   if (auto* e = std::get_if<net::HttpError>(&answer)) { ... e->message ... }
 //
 // Every request peto makes to the outside world goes through send(). What it
 // guarantees:
@@ -37,7 +37,7 @@
 // as long as its Resolver and ConnectTo are.
 //
 // What callers choose: webhooks keep max_redirects = 0 and the 10 s timeout
-// (SPEC §6) and take allow_private from the configuration, re-checked at every
+// (docs/SPEC.md §6) and take allow_private from the configuration, re-checked at every
 // delivery simply by sending through here; captures use 10 s, 2 MB, 3
 // redirects and allow_private = false always.
 #pragma once
@@ -52,7 +52,7 @@
 #include <variant>
 #include <vector>
 
-namespace peto::notify {
+namespace peto::net {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -144,4 +144,4 @@ std::string robots_target(std::string_view page_url);
 // allowed, 5xx or none: all refused) is the caller's decision.
 bool robots_allows(std::string_view robots_txt, std::string_view user_agent, std::string_view path);
 
-}  // namespace peto::notify
+}  // namespace peto::net

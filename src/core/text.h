@@ -1,0 +1,51 @@
+// Small text helpers that every module needs and no library offers as such:
+// ASCII trimming and case mapping for protocol tokens (header names, property
+// names, status words). Case-insensitive matching of what people type (names)
+// is not here: it needs Unicode (domain/records.h: matching keys).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace peto::text {
+
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// `s` without leading and trailing ASCII white space.
+inline std::string_view trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && is_space(s[b])) ++b;
+  while (e > b && is_space(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+// Whether `s` is empty or only ASCII white space.
+inline bool is_blank(std::string_view s) { return trim(s).empty(); }
+
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+inline char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
+
+// `s` with A–Z as a–z (lower) or a–z as A–Z (upper); other bytes, UTF-8
+// included, as they were.
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+inline std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_upper(c);
+  return out;
+}
+
+// Whether `a` and `b` are equal ignoring ASCII case.
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  return true;
+}
+
+}  // namespace peto::text
