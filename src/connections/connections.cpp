@@ -6,6 +6,7 @@
 
 #include "core/i18n.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "engine/gate.h"
 #include "media/stores.h"
 #include "media/uploads.h"
@@ -25,11 +26,7 @@ constexpr const char* kColumns =
 constexpr std::size_t kMaxValue = 2000;
 constexpr std::size_t kMaxLabel = 100;
 
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  return s;
-}
+using text::trimmed;
 
 // The names of the secret fields set in a sealed JSON object.
 std::vector<std::string> secret_names(const json& secrets) {
@@ -54,7 +51,7 @@ std::optional<json> typed(const FieldSpec& f, const json& v) {
   if (f.type == T::integer) {
     if (v.is_number_integer()) return v;
     if (v.is_string()) {
-      auto s = trim(v.get<std::string>());
+      auto s = trimmed(v.get<std::string>());
       if (s.empty()) return json("");
       try {
         std::size_t used = 0;
@@ -67,7 +64,7 @@ std::optional<json> typed(const FieldSpec& f, const json& v) {
   }
   if (!v.is_string()) return std::nullopt;
   std::string s = v.get<std::string>();
-  if (f.type != T::textarea && f.type != T::password) s = trim(s);
+  if (f.type != T::textarea && f.type != T::password) s = trimmed(s);
   return json(s);
 }
 
@@ -308,7 +305,7 @@ std::pair<json, json> split(const PluginSpec& n, const json& merged) {
 
 std::optional<std::string> checked_label(const std::string& label, const PluginSpec& n,
                                          ConfigErrors& errors) {
-  std::string l = trim(label);
+  std::string l = trimmed(label);
   if (l.empty()) l = n.name;
   if (l.size() > kMaxLabel) {
     errors["label"] = "error_field_too_long";

@@ -21,6 +21,9 @@ inline std::string_view trim(std::string_view s) {
   return s.substr(b, e - b);
 }
 
+// The same, as a string of its own.
+inline std::string trimmed(std::string_view s) { return std::string(trim(s)); }
+
 // Whether `s` is empty or only ASCII white space.
 inline bool is_blank(std::string_view s) { return trim(s).empty(); }
 

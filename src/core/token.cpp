@@ -18,13 +18,31 @@ std::string random_token(int bytes) {
   return hex;
 }
 
-std::string sha256_hex(std::string_view data) {
-  unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(data.data()), data.size());
-  std::string hex(sizeof(digest) * 2 + 1, '\0');
-  sodium_bin2hex(hex.data(), hex.size(), digest, sizeof(digest));
+std::string to_hex(std::string_view bytes) {
+  std::string hex(bytes.size() * 2 + 1, '\0');
+  sodium_bin2hex(hex.data(), hex.size(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                 bytes.size());
   hex.pop_back();
   return hex;
+}
+
+std::string sha256_hex(std::string_view data) {
+  Sha256 sum;
+  sum.update(data);
+  return sum.hex_digest();
+}
+
+Sha256::Sha256() { crypto_hash_sha256_init(&state_); }
+
+void Sha256::update(std::string_view data) {
+  crypto_hash_sha256_update(&state_, reinterpret_cast<const unsigned char*>(data.data()),
+                            data.size());
+}
+
+std::string Sha256::hex_digest() {
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256_final(&state_, digest);
+  return to_hex(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
 std::string base64(std::string_view bytes) {

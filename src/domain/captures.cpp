@@ -4,6 +4,7 @@
 #include <boost/url.hpp>
 #include <cctype>
 
+#include "core/text.h"
 #include "domain/events.h"
 #include "formats/posting.h"
 #include "store/cache.h"
@@ -26,11 +27,7 @@ bool tracking_parameter(std::string_view name) {
   return std::any_of(std::begin(exact), std::end(exact), [&](const char* t) { return name == t; });
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using text::lower;
 
 nlohmann::json posting_json(const formats::JobPosting& p) {
   auto number = [](const std::optional<std::int64_t>& v) {

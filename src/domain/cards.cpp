@@ -17,7 +17,7 @@ using nlohmann::json;
 
 constexpr std::int64_t kHourMs = 3600 * 1000;
 
-std::string trimmed(std::string_view s) { return std::string(text::trim(s)); }
+using text::trimmed;
 bool blank(std::string_view s) { return text::is_blank(s); }
 
 // The characters of `text` up to the record field's max_length.

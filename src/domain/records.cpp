@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "core/text.h"
 #include "core/timezone.h"
 #include "core/token.h"
 #include "core/utf8.h"
@@ -22,12 +23,7 @@ namespace {
 using T = FieldType;
 using store::Value;
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
+using text::trimmed;
 
 // Characters, not bytes (the input is UTF-8).
 std::size_t char_count(std::string_view s) { return utf8_length(s); }
@@ -84,9 +80,9 @@ Raw raw_value(const Input& input, const std::string& name) {
 // The column value for one field, or an error key.
 std::variant<Value, std::string> convert(store::Conn& conn, std::int64_t owner, const Field& f,
                                          const Raw& raw, const Input& input) {
-  std::string text = f.type == T::long_text ? raw.text : trim(raw.text);
+  std::string text = f.type == T::long_text ? raw.text : trimmed(raw.text);
   if (f.type == T::long_text) {
-    std::string t = trim(text);
+    std::string t = trimmed(text);
     if (t.empty()) text.clear();
   }
   if (text.empty()) {
@@ -334,7 +330,7 @@ bool plausible_email(std::string_view s) {
 }
 
 std::string fold_name(std::string_view name) {
-  std::string trimmed = trim(name);
+  std::string trimmed = text::trimmed(name);
   // Compatibility decomposition with case folding, then drop the combining
   // marks: "Ståhl" -> "stahl", "ÉCOLE" -> "ecole".
   std::size_t len = 0;
@@ -396,7 +392,7 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     else
       params.emplace_back(value);
   }
-  std::string text = trim(q.text);
+  std::string text = trimmed(q.text);
   if (!text.empty() && !kind.search.empty()) {
     sql += " AND (";
     for (std::size_t i = 0; i < kind.search.size(); ++i) {

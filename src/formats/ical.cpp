@@ -26,7 +26,7 @@ using text::is_blank;
 using text::lower;
 using text::upper;
 
-std::string trimmed(std::string_view s) { return std::string(text::trim(s)); }
+using text::trimmed;
 bool blank(std::string_view s) { return is_blank(s); }
 
 // ---- Writing ----

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "core/text.h"
 #include "core/utf8.h"
 #include "formats/posting_internal.h"
 
@@ -116,12 +117,6 @@ const char* attr(const GumboNode* node, const char* name) {
 
 bool has_tag(const GumboNode* node, GumboTag tag) {
   return node && node->type == GUMBO_NODE_ELEMENT && node->v.element.tag == tag;
-}
-
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 bool contains_nocase(std::string_view hay, std::string_view needle) {

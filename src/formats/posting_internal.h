@@ -90,7 +90,6 @@ void walk_elements(const GumboNode* node, Visit&& visit, int depth = 0) {
 const char* attr(const GumboNode* node, const char* name);  // nullptr when absent
 bool has_tag(const GumboNode* node, GumboTag tag);
 bool contains_nocase(std::string_view hay, std::string_view needle);
-std::string lower_ascii(std::string_view s);
 
 // --- values -------------------------------------------------------------
 

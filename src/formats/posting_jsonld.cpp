@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/json_depth.h"
+#include "core/text.h"
 #include "formats/posting_internal.h"
 
 namespace peto::formats::detail {
@@ -243,7 +244,7 @@ json parse_script(std::string_view body) {
 std::string without_fragment(std::string url) {
   if (auto hash = url.find('#'); hash != std::string::npos) url.resize(hash);
   while (!url.empty() && url.back() == '/') url.pop_back();
-  return lower_ascii(url);
+  return text::lower(url);
 }
 
 // Does `s` hold a tag ("<p", "</div", "<br/>")?

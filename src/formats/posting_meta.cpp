@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/text.h"
 #include "formats/posting_internal.h"
 
 namespace peto::formats::detail {
@@ -29,7 +30,7 @@ Head read_head(const Page& page) {
       if (!key) key = attr(el, "name");
       const char* content = attr(el, "content");
       if (!key || !content) return false;
-      const std::string k = lower_ascii(key);
+      const std::string k = text::lower(key);
       auto set = [&](std::string& field) {
         if (field.empty()) field = content;
       };
@@ -41,7 +42,7 @@ Head read_head(const Page& page) {
     } else if (tag == GUMBO_TAG_LINK) {
       const char* rel = attr(el, "rel");
       const char* href = attr(el, "href");
-      if (rel && href && lower_ascii(rel) == "canonical" && h.canonical.empty()) h.canonical = href;
+      if (rel && href && text::lower(rel) == "canonical" && h.canonical.empty()) h.canonical = href;
     }
     // The head's tags, and the ones that pages put in the body by mistake;
     // not the text of scripts and styles.
@@ -78,7 +79,7 @@ bool is_board(std::string_view name) {
                                                               "join.com",
                                                               "teamtailor",
                                                               "bamboohr"};
-  const std::string n = lower_ascii(name);
+  const std::string n = text::lower(name);
   return std::any_of(boards.begin(), boards.end(),
                      [&](std::string_view b) { return n.find(b) != std::string::npos; });
 }
@@ -103,7 +104,7 @@ std::string strip_careers(std::string name) {
 }
 
 bool same_name(std::string_view a, std::string_view b) {
-  return !a.empty() && lower_ascii(a) == lower_ascii(b);
+  return !a.empty() && text::lower(a) == text::lower(b);
 }
 
 }  // namespace

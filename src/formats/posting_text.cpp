@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/text.h"
 #include "formats/posting_internal.h"
 
 namespace peto::formats::detail {
@@ -77,7 +78,7 @@ std::vector<std::string> lines_of(std::string_view text) {
 // or the value on the next line when the line is the label alone.
 std::optional<std::pair<Field, std::string>> labelled(const std::vector<std::string>& lines,
                                                       std::size_t i) {
-  const std::string lower = lower_ascii(lines[i]);
+  const std::string lower = text::lower(lines[i]);
   const Label* best = nullptr;
   std::string value;
   for (const Label& label : kLabels) {

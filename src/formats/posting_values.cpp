@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/text.h"
 #include "formats/posting_internal.h"
 
 namespace peto::formats::detail {
@@ -14,11 +15,7 @@ namespace {
 bool digit(char c) { return c >= '0' && c <= '9'; }
 bool alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
+using text::trimmed;
 
 bool valid_date(int y, int m, int d) {
   if (y < 1970 || y > 2200 || m < 1 || m > 12 || d < 1) return false;
@@ -59,7 +56,7 @@ int month_number(std::string_view word) {
       {"november", "november", "novembre"},
       {"december", "dezember", "decembre"},
   }};
-  const std::string w = lower_ascii(word);
+  const std::string w = text::lower(word);
   if (w.size() < 3) return 0;
   for (int m = 0; m < 12; ++m)
     for (std::string_view name : names[m])
@@ -72,7 +69,7 @@ int month_number(std::string_view word) {
 }  // namespace
 
 std::string parse_date(std::string_view input) {
-  const std::string s = trim(input.substr(0, 64));
+  const std::string s(trimmed(input.substr(0, 64)));
   std::size_t i = 0;
   // ISO 8601: YYYY-MM-DD, then anything (time, zone).
   if (s.size() >= 10 && s[4] == '-' && s[7] == '-') {
@@ -121,7 +118,7 @@ std::string parse_date(std::string_view input) {
 // --- money ----------------------------------------------------------------
 
 std::string currency_code(std::string_view s) {
-  const std::string t = trim(s);
+  const std::string t(trimmed(s));
   if (t == "\xE2\x82\xAC") return "EUR";
   if (t == "\xC2\xA3") return "GBP";
   if (t == "$" || t == "US$") return "USD";
@@ -137,7 +134,7 @@ std::string currency_code(std::string_view s) {
 }
 
 std::string salary_period(std::string_view unit) {
-  const std::string u = lower_ascii(unit);
+  const std::string u = text::lower(unit);
   struct Word {
     std::string_view word, period;
   };
@@ -156,7 +153,7 @@ std::string salary_period(std::string_view unit) {
 }
 
 std::optional<std::int64_t> parse_amount(std::string_view s) {
-  std::string t = trim(s.substr(0, 64));
+  std::string t(trimmed(s.substr(0, 64)));
   std::int64_t multiplier = 1;
   if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) {
     multiplier = 1000;
@@ -278,7 +275,7 @@ std::vector<Token> tokens(std::string_view s) {
       static constexpr std::array<std::string_view, 18> codes = {
           "EUR", "GBP", "USD", "CHF", "CAD", "AUD", "SEK", "NOK", "DKK",
           "PLN", "CZK", "JPY", "INR", "NZD", "SGD", "HUF", "RON", "BGN"};
-      const std::string lower = lower_ascii(word);
+      const std::string lower = text::lower(word);
       if (std::find(codes.begin(), codes.end(), word) != codes.end()) {
         out.push_back({Token::currency, word, at});
       } else if (lower == "to" || lower == "bis" || lower == "and") {
@@ -353,7 +350,7 @@ std::optional<Salary> parse_salary(std::string_view input, bool need_currency) {
 std::string employment_type(std::string_view s) {
   // Padded with spaces and punctuation made spaces, so that " intern " does
   // not match "international".
-  std::string t = " " + lower_ascii(s.substr(0, 200)) + " ";
+  std::string t = " " + text::lower(s.substr(0, 200)) + " ";
   for (char& c : t)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = ' ';
   struct Kind {
@@ -381,7 +378,7 @@ std::string resolve_url(std::string_view base, std::string_view ref) {
   const std::string r = clean_field(ref, 2000);
   if (r.empty() || r.size() >= 2000) return "";
   auto is_http = [](const boost::urls::url_view& u) {
-    const std::string scheme = lower_ascii(u.scheme());
+    const std::string scheme = text::lower(u.scheme());
     return (scheme == "http" || scheme == "https") && u.has_authority() && !u.host().empty();
   };
   auto absolute = boost::urls::parse_uri(r);

@@ -51,29 +51,6 @@ struct Refused : std::runtime_error {
   throw Refused(Status::invalid("the archive is damaged or not a peto backup: " + why));
 }
 
-class Sha256 {
- public:
-  Sha256() { crypto_hash_sha256_init(&state_); }
-  void update(std::string_view data) {
-    crypto_hash_sha256_update(&state_, reinterpret_cast<const unsigned char*>(data.data()),
-                              data.size());
-  }
-  std::string hex() {
-    unsigned char out[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256_final(&state_, out);
-    static const char* digits = "0123456789abcdef";
-    std::string s;
-    for (unsigned char b : out) {
-      s += digits[b >> 4];
-      s += digits[b & 15];
-    }
-    return s;
-  }
-
- private:
-  crypto_hash_sha256_state state_;
-};
-
 struct FileSum {
   std::uint64_t size = 0;
   std::string sha256;
@@ -92,7 +69,7 @@ FileSum sum_file(const fs::path& path) {
     out.size += n;
   }
   if (in.bad()) throw std::runtime_error("cannot read " + path.string());
-  out.sha256 = sha.hex();
+  out.sha256 = sha.hex_digest();
   return out;
 }
 
@@ -317,7 +294,7 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
       });
       f.close();
       if (!f) throw std::runtime_error("cannot write " + file.string());
-      sum.sha256 = sha.hex();
+      sum.sha256 = sha.hex_digest();
       out.push_back({name, file, sum});
       tables.push_back({{"name", table}, {"columns", columns}, {"file", name}});
     }
@@ -596,7 +573,7 @@ nlohmann::json read_archive(const std::string& path, const fs::path& into, bool 
       out.close();
       if (!out) throw std::runtime_error("cannot write " + target.string());
     }
-    if (size != it->second.size || sha.hex() != it->second.sha256)
+    if (size != it->second.size || sha.hex_digest() != it->second.sha256)
       bad_archive("the entry '" + name + "' does not match its checksum");
     if (progress && name.rfind("db/", 0) == 0) progress("checked " + name);
   }

@@ -733,11 +733,10 @@ void unpack(zip_t* za, const Entry& e, const json& d, const std::string& temp,
       if (fd >= 0) ::close(fd);
     }
   } closer{fd};
-  crypto_hash_sha256_state state;
-  crypto_hash_sha256_init(&state);
+  Sha256 sum;
   std::int64_t size = 0;
   read_entry(za, e, limits.max_file_bytes, limits, total, [&](const char* p, std::size_t n) {
-    crypto_hash_sha256_update(&state, reinterpret_cast<const unsigned char*>(p), n);
+    sum.update(std::string_view(p, n));
     size += static_cast<std::int64_t>(n);
     while (n > 0) {
       ssize_t w = ::write(fd, p, n);
@@ -751,11 +750,7 @@ void unpack(zip_t* za, const Entry& e, const json& d, const std::string& temp,
   fd = -1;
   if (closed != 0)
     throw std::runtime_error("could not write " + temp + ": " + std::strerror(errno));
-  unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&state, digest);
-  char hex[2 * crypto_hash_sha256_BYTES + 1];
-  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
-  if (text_or(at, d, "sha256", 64) != hex)
+  if (text_or(at, d, "sha256", 64) != sum.hex_digest())
     refuse(at + ": its file's SHA-256 is not the one peto.json gives");
   if (auto want = opt_int(at, d, "size"); want && *want != size)
     refuse(at + ": its file's size is not the one peto.json gives");

@@ -4,6 +4,8 @@
 
 #include <ctime>
 
+#include "core/token.h"
+
 namespace peto::media::sigv4 {
 
 namespace {
@@ -25,23 +27,6 @@ std::string trimmed(const std::string& v) {
 }
 
 }  // namespace
-
-std::string hex(std::string_view bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
-
-std::string sha256_hex(std::string_view data) {
-  unsigned char out[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(out, reinterpret_cast<const unsigned char*>(data.data()), data.size());
-  return hex(std::string_view(reinterpret_cast<const char*>(out), sizeof out));
-}
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
   crypto_auth_hmacsha256_state state;
@@ -107,7 +92,7 @@ std::string signature(const Request& r, const Credentials& c, std::string_view d
   key = hmac_sha256(key, c.region);
   key = hmac_sha256(key, c.service);
   key = hmac_sha256(key, "aws4_request");
-  return hex(hmac_sha256(key, string_to_sign(r, c, date_time)));
+  return to_hex(hmac_sha256(key, string_to_sign(r, c, date_time)));
 }
 
 std::string authorization(const Request& r, const Credentials& c, std::string_view date_time) {

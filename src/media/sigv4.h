@@ -36,10 +36,8 @@ struct Credentials {
   std::string service;  // "s3"
 };
 
-std::string sha256_hex(std::string_view data);
 // The raw 32-byte HMAC-SHA256 of `data` under `key`.
 std::string hmac_sha256(std::string_view key, std::string_view data);
-std::string hex(std::string_view bytes);
 
 // RFC 3986 unreserved characters kept, everything else %XX (upper case);
 // '/' kept when `keep_slash` (an object key in a path).

@@ -1,8 +1,8 @@
 #include "media/uploads.h"
 
-#include <sodium.h>
-
 #include <fstream>
+
+#include "core/token.h"
 
 namespace peto::media {
 
@@ -79,24 +79,18 @@ const char* damage_name(Damage d) {
 std::optional<FileFacts> read_facts(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  crypto_hash_sha256_state state;
-  crypto_hash_sha256_init(&state);
+  Sha256 sum;
   FileFacts facts;
   char buf[64 * 1024];
   while (in) {
     in.read(buf, sizeof buf);
     auto n = in.gcount();
     if (n <= 0) break;
-    crypto_hash_sha256_update(&state, reinterpret_cast<unsigned char*>(buf),
-                              static_cast<unsigned long long>(n));
+    sum.update(std::string_view(buf, static_cast<std::size_t>(n)));
     facts.size += n;
   }
   if (in.bad()) return std::nullopt;
-  unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&state, digest);
-  char hex[2 * crypto_hash_sha256_BYTES + 1];
-  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
-  facts.sha256 = hex;
+  facts.sha256 = sum.hex_digest();
   return facts;
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/text.h"
 #include "net/destination.h"
 #include "net/pinned_socket.h"
 
@@ -29,12 +30,8 @@ constexpr std::chrono::milliseconds kMaxConnectTime{10000};
 
 std::string str(boost::urls::string_view s) { return std::string(s.data(), s.size()); }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
+using text::lower;
+using text::trim;
 
 HttpError fail(HttpError::Kind kind, std::string message) {
   return HttpError{kind, std::move(message)};
@@ -179,14 +176,6 @@ size_t write_body(char* data, size_t size, size_t n, void* userp) {
   }
   sink->body.append(data, len);
   return len;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
 }
 
 size_t write_header(char* data, size_t size, size_t n, void* userp) {

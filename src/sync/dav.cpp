@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/text.h"
 #include "core/token.h"
 
 namespace peto::sync {
@@ -51,12 +52,7 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return std::string(s);
-}
+using text::trimmed;
 
 // Percent-encodes the bytes a URI reference may not hold as they are (a
 // space, a control or non-ASCII byte, `"<>\^`{|}`), keeping everything else
@@ -224,17 +220,17 @@ class MultiStatusReader {
     const std::string& up = parent();
     if (!error_mode_) {
       if (name == "DAV:|href" && response_ && up == "DAV:|response") {
-        if (response_->href.empty()) response_->href = trim(text_);
+        if (response_->href.empty()) response_->href = trimmed(text_);
       } else if (name == "DAV:|status" && propstat_ && up == "DAV:|propstat") {
-        propstat_->status = status_of(trim(text_));
+        propstat_->status = status_of(trimmed(text_));
       } else if (name == "DAV:|status" && response_ && up == "DAV:|response") {
-        response_->status = status_of(trim(text_));
+        response_->status = status_of(trimmed(text_));
       } else if (name == "DAV:|getetag" && propstat_ && up == "DAV:|prop") {
-        propstat_->etag = trim(text_);
+        propstat_->etag = trimmed(text_);
       } else if (name == "DAV:|sync-token" && propstat_ && up == "DAV:|prop") {
-        propstat_->sync_token = trim(text_);
+        propstat_->sync_token = trimmed(text_);
       } else if (name == "DAV:|sync-token" && up == "DAV:|multistatus") {
-        out_.sync_token = trim(text_);
+        out_.sync_token = trimmed(text_);
       } else if (name == "DAV:|propstat" && propstat_ && response_) {
         if (propstat_->status == 200) {
           response_->found = true;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/json_depth.h"
+#include "core/text.h"
 #include "domain/kinds.h"
 #include "store/cache.h"
 #include "web/record_view.h"
@@ -21,12 +22,7 @@ struct Refused {
   Response response;
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using text::lower;
 
 // The token of "Authorization: Bearer <token>"; "" when there is none.
 std::string bearer_secret(const Request& r) {

@@ -1,4 +1,5 @@
 #include "web/multipart.h"
+#include "core/text.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -29,11 +30,7 @@ bool iequal(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using text::trim;
 
 // The parameter `name` of a header value like `form-data; name="x"; filename="y"`.
 // Quoted values may hold ';' and backslash escapes.
@@ -218,7 +215,6 @@ class Parser {
 
 FileSink::FileSink(fs::path path, std::int64_t max_bytes)
     : path_(std::move(path)), max_bytes_(max_bytes) {
-  crypto_hash_sha256_init(&state_);
   std::error_code ec;
   fs::create_directories(path_.parent_path(), ec);
   int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -247,8 +243,7 @@ Status FileSink::write(std::string_view chunk) {
     failed_ = true;
     return Status::internal("cannot write " + path_.string() + ": " + std::strerror(errno));
   }
-  crypto_hash_sha256_update(&state_, reinterpret_cast<const unsigned char*>(chunk.data()),
-                            chunk.size());
+  sum_.update(chunk);
   if (head_.size() < kHeadKeep)
     head_.append(chunk.substr(0, std::min(chunk.size(), kHeadKeep - head_.size())));
   size_ += static_cast<std::int64_t>(chunk.size());
@@ -264,11 +259,7 @@ Status FileSink::finish() {
     failed_ = true;
     return Status::internal("cannot write " + path_.string());
   }
-  unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&state_, digest);
-  char hex[2 * crypto_hash_sha256_BYTES + 1];
-  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
-  sha256_ = hex;
+  sha256_ = sum_.hex_digest();
   return Status::ok();
 }
 

@@ -35,8 +35,6 @@
 // Plain values; one thread at a time.
 #pragma once
 
-#include <sodium.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -45,6 +43,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "core/token.h"
 #include "web/form.h"
 #include "web/http.h"
 
@@ -96,7 +95,7 @@ class FileSink final : public Sink {
   std::int64_t size_ = 0;
   std::string head_;
   std::string sha256_;
-  crypto_hash_sha256_state state_;
+  Sha256 sum_;
   bool keep_ = false;
   bool failed_ = false;
   bool too_large_ = false;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "connections/connections.h"
+#include "core/token.h"
 #include "media/copies.h"
 #include "media/sigv4.h"
 #include "media/stores.h"
@@ -24,8 +25,6 @@ using nlohmann::json;
 using testing::StoreServer;
 
 constexpr Millis kMinute = 60'000;
-
-std::string sha256_hex(const std::string& bytes) { return media::sigv4::sha256_hex(bytes); }
 
 class CopiesTest : public testing::EngineTest {
  protected:

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "connections/connections.h"
+#include "core/token.h"
 #include "media/copies.h"
 #include "media/sigv4.h"
 #include "tests/web/http_client.h"
@@ -52,7 +53,7 @@ class StorePagesTest : public peto::testing::SiteTest {
                      " filename, content_type, updated_at)"
                      " VALUES ('documents/1.bin', ?, ?, 0, ?, 'CV', 'cv.pdf', 'application/pdf', 0)"
                      " RETURNING id",
-                     {static_cast<std::int64_t>(bytes.size()), media::sigv4::sha256_hex(bytes),
+                     {static_cast<std::int64_t>(bytes.size()), sha256_hex(bytes),
                       ana_->account().id})[0]
                   .int_at(0);
     auto conn = db_->acquire();
