@@ -421,10 +421,6 @@ class Story {
   std::vector<std::string> app_status_;
 };
 
-std::int64_t count(store::Db& db, const std::string& table, std::int64_t owner) {
-  return db.query("SELECT COUNT(*) FROM " + table + " WHERE owner_id = ?", {owner})[0].int_at(0);
-}
-
 }  // namespace
 
 void load_demo(store::Db& db, const Clock& clock, std::int64_t owner) {
@@ -472,13 +468,13 @@ int cmd_demo(App& app, const std::string& email, bool password_stdin, std::istre
   load_demo(*app.db, *app.clock, account.id);
 
   store::Db& db = *app.db;
-  std::cout << "demo data loaded: " << count(db, "companies", account.id) << " companies, "
-            << count(db, "contacts", account.id) << " contacts, "
-            << count(db, "listings", account.id) << " listings, "
-            << count(db, "applications", account.id) << " applications, "
-            << count(db, "reminders", account.id) << " reminders, "
-            << count(db, "interviews", account.id) << " interviews, "
-            << count(db, "offers", account.id) << " offer(s)\n";
+  std::cout << "demo data loaded: " << domain::count_owned(db, "companies", account.id)
+            << " companies, " << domain::count_owned(db, "contacts", account.id) << " contacts, "
+            << domain::count_owned(db, "listings", account.id) << " listings, "
+            << domain::count_owned(db, "applications", account.id) << " applications, "
+            << domain::count_owned(db, "reminders", account.id) << " reminders, "
+            << domain::count_owned(db, "interviews", account.id) << " interviews, "
+            << domain::count_owned(db, "offers", account.id) << " offer(s)\n";
   if (!password_stdin) std::cout << "password: " << password << "\n";
   std::cout << account.email << "\n";
   return 0;

@@ -23,12 +23,10 @@ int cmd_verify_media(App& app) {
   if (!app.open_migrated_db()) return 1;
   const std::string media_dir = app.config.media_dir();
   const store::Value now = store::now_param(*app.clock);
-  std::int64_t total = app.db->query("SELECT COUNT(*) FROM uploads WHERE file <> ''")[0].int_at(0);
+  std::int64_t total = media::count_uploads_with_files(*app.db);
   std::int64_t checked = 0, missing = 0, changed = 0, after = 0;
   while (true) {
-    auto rows = app.db->query("SELECT " + std::string(media::kCheckColumns) +
-                                  " FROM uploads WHERE file <> '' AND id > ? ORDER BY id LIMIT ?",
-                              {after, kPage});
+    auto rows = media::uploads_after(*app.db, after, kPage);
     if (rows.empty()) break;
     for (const auto& row : rows) {
       after = row.int_at(0);

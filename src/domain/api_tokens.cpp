@@ -78,6 +78,37 @@ std::string needed_scope(std::string_view area, bool write) {
   return std::string(area) + (write ? ":write" : ":read");
 }
 
+bool ApiTokens::claim_idempotency_key(store::Conn& tx, std::int64_t owner, const std::string& key,
+                                      const std::string& request_hash, Millis now) {
+  return tx.query(
+               "INSERT INTO api_idempotency (owner_id, key, request_hash, status, response,"
+               " created_at) VALUES (?, ?, ?, 0, '', ?) ON CONFLICT (owner_id, key) DO UPDATE SET"
+               " request_hash = excluded.request_hash, status = 0, response = '',"
+               " created_at = excluded.created_at WHERE api_idempotency.created_at < ?",
+               {owner, key, request_hash, now, now - kIdempotencyHours * 3600 * 1000})
+             .affected == 1;
+}
+
+std::optional<ApiTokens::KeptAnswer> ApiTokens::idempotency_answer(store::Conn& tx,
+                                                                   std::int64_t owner,
+                                                                   const std::string& key) {
+  auto rows = tx.query(
+      "SELECT request_hash, status, response FROM api_idempotency WHERE owner_id = ? AND key = ?",
+      {owner, key});
+  if (rows.empty()) return std::nullopt;
+  return KeptAnswer{rows[0].text(0), static_cast<int>(rows[0].int_at(1)), rows[0].text(2)};
+}
+
+void ApiTokens::keep_idempotency_answer(store::Conn& tx, std::int64_t owner, const std::string& key,
+                                        int status, const std::string& response) {
+  tx.query("UPDATE api_idempotency SET status = ?, response = ? WHERE owner_id = ? AND key = ?",
+           {status, response, owner, key});
+}
+
+std::int64_t ApiTokens::purge_idempotency(store::Db& db, Millis before) {
+  return db.query("DELETE FROM api_idempotency WHERE created_at < ?", {before}).affected;
+}
+
 std::vector<store::Migration> ApiTokens::migrations() {
   auto tables = [](const std::string& id_column) {
     return "CREATE TABLE api_tokens (" + id_column +

@@ -73,6 +73,26 @@ class ApiTokens {
  public:
   ApiTokens(store::Db& db, const Clock& clock) : db_(db), clock_(clock) {}
   static std::vector<store::Migration> migrations();
+  // Idempotency keys (docs/SPEC.md §5.1), each claimed, answered and read
+  // inside the request's own transaction `tx`.
+  //
+  // Claims `key` of `owner` for a request whose hash is `request_hash`: true
+  // when this request owns the key now (it was unused, or its use is older
+  // than kIdempotencyHours). A live row blocks the claim; on PostgreSQL a
+  // concurrent claim of the same key waits until the first transaction ends.
+  static bool claim_idempotency_key(store::Conn& tx, std::int64_t owner, const std::string& key,
+                                    const std::string& request_hash, Millis now);
+  struct KeptAnswer {
+    std::string request_hash;
+    int status = 0;
+    std::string response;  // what keep_idempotency_answer stored
+  };
+  static std::optional<KeptAnswer> idempotency_answer(store::Conn& tx, std::int64_t owner,
+                                                      const std::string& key);
+  static void keep_idempotency_answer(store::Conn& tx, std::int64_t owner, const std::string& key,
+                                      int status, const std::string& response);
+  // Forgets the idempotency keys made before `before`; returns how many.
+  static std::int64_t purge_idempotency(store::Db& db, Millis before);
 
   // name: 1–100 characters; scopes: at least one, each valid (duplicates are
   // dropped). FieldErrors ("name", "scopes", "form" for too many tokens),

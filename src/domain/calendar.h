@@ -15,5 +15,8 @@ namespace peto::domain {
 // escaped and long lines folded as the RFC requires.
 std::string interview_ics(const Record& interview, const std::string& uid, const std::string& title,
                           std::int64_t now_ms);
+// The stable uid of the owner's interview `id`; "" when it has none (or
+// there is no such interview of theirs).
+std::string interview_uid(store::Db& db, std::int64_t owner, std::int64_t id);
 
 }  // namespace peto::domain

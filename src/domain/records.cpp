@@ -320,6 +320,42 @@ void after_create(store::Conn& conn, const Kind& kind, std::int64_t now, const R
 
 }  // namespace
 
+namespace {
+
+std::vector<Subject> subjects_from(const store::Rows& rows) {
+  std::vector<Subject> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back({r.int_at(0), r.text(1), r.text(2)});
+  return out;
+}
+
+}  // namespace
+
+std::vector<Subject> recent_applications(store::Db& db, std::int64_t owner, int limit) {
+  return subjects_from(db.query(
+      "SELECT a.id, l.role, COALESCE(c.name, '') FROM applications a"
+      " JOIN listings l ON l.id = a.listing_id LEFT JOIN companies c ON c.id = l.company_id"
+      " WHERE a.owner_id = ? ORDER BY a.id DESC LIMIT ?",
+      {owner, limit}));
+}
+
+std::vector<Subject> recent_listings(store::Db& db, std::int64_t owner, int limit) {
+  return subjects_from(db.query(
+      "SELECT l.id, l.role, COALESCE(c.name, '') FROM listings l"
+      " LEFT JOIN companies c ON c.id = l.company_id WHERE l.owner_id = ? ORDER BY l.id DESC"
+      " LIMIT ?",
+      {owner, limit}));
+}
+
+std::int64_t count_owned(store::Db& db, const std::string& table, std::int64_t owner) {
+  return db.query("SELECT COUNT(*) FROM " + table + " WHERE owner_id = ?", {owner})[0].int_at(0);
+}
+
+bool owns(store::Db& db, const std::string& table, std::int64_t id, std::int64_t owner) {
+  return !db.query("SELECT 1 FROM " + table + " WHERE id = ? AND owner_id = ?", {id, owner})
+              .empty();
+}
+
 bool plausible_email(std::string_view s) {
   auto at = s.find('@');
   if (at == 0 || at == std::string_view::npos || s.find('@', at + 1) != std::string_view::npos)

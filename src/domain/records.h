@@ -101,11 +101,26 @@ class Records {
   const Clock& clock_;
 };
 
+// An application or listing as a picker names it: its role and company.
+struct Subject {
+  std::int64_t id = 0;
+  std::string role;
+  std::string company;  // "" when the listing has none
+};
+// The owner's newest `limit` applications, or listings, newest first.
+std::vector<Subject> recent_applications(store::Db& db, std::int64_t owner, int limit);
+std::vector<Subject> recent_listings(store::Db& db, std::int64_t owner, int limit);
+
 // Case- and accent-insensitive key of a name: "  Ståhl & Co " -> "stahl & co".
 std::string fold_name(std::string_view name);
 // The rule an email field is checked with: one '@', a dot after it with
 // something on both sides, no white space.
 bool plausible_email(std::string_view s);
+// How many rows of `table` (a kind's table, named by code) the owner has.
+std::int64_t count_owned(store::Db& db, const std::string& table, std::int64_t owner);
+// Whether the record `id` of `table` (a kind's table, named by code, never
+// by input) belongs to `owner`.
+bool owns(store::Db& db, const std::string& table, std::int64_t id, std::int64_t owner);
 // A URL-safe slug: "Remote first!" -> "remote-first".
 std::string slug(std::string_view name);
 // "YYYY-MM-DD" of the clock's now, UTC.

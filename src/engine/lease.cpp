@@ -13,6 +13,12 @@ std::vector<store::Migration> PassLease::migrations() {
            ""}};
 }
 
+PassLease::Stats PassLease::stats() const {
+  auto rows = db_.query("SELECT epoch, takeovers FROM scheduler_lease WHERE name = ?", {name_});
+  if (rows.empty()) return {};
+  return {rows[0].int_at(0), rows[0].int_at(1)};
+}
+
 std::optional<HeldLease> PassLease::acquire(Ttl ttl) {
   std::string token = random_token();
   store::Value now = store::now_param(clock_);

@@ -37,6 +37,14 @@ class PassLease {
   PassLease(store::Db& db, const Clock& clock, std::string name = "scheduler")
       : db_(db), clock_(clock), name_(std::move(name)) {}
 
+  // Passes that have taken the lease (its epoch) and takeovers of a lease
+  // its holder let run out; zeros before the first pass. For /metrics.
+  struct Stats {
+    std::int64_t passes = 0;
+    std::int64_t takeovers = 0;
+  };
+  Stats stats() const;
+
   // Takes the lease if it is free; nullopt if another holder's is live.
   std::optional<HeldLease> acquire(Ttl ttl);
   // Extends our lease; false when it is no longer ours (taken over).

@@ -281,4 +281,19 @@ std::int64_t Queue::fail_interrupted_errands(std::chrono::milliseconds age) {
       .affected;
 }
 
+Queue::Stats Queue::stats() const {
+  Stats s;
+  for (const auto& r : db_.query("SELECT queue, state, COUNT(*) FROM tasks GROUP BY queue, state"))
+    s.by_queue.push_back({r.text(0), r.text(1), r.int_at(2)});
+  for (const auto& r : db_.query("SELECT queue, MIN(run_at) FROM tasks WHERE state = 'available'"
+                                 " AND run_at <= COALESCE(?, now_ms()) GROUP BY queue",
+                                 {store::now_param(clock_)}))
+    s.oldest_available[r.text(0)] = r.int_at(1);
+  for (const auto& r :
+       db_.query("SELECT kind, state, COUNT(*) FROM tasks WHERE state IN ('done', 'failed')"
+                 " GROUP BY kind, state"))
+    s.finished.push_back({r.text(0), r.text(1), r.int_at(2)});
+  return s;
+}
+
 }  // namespace peto::engine

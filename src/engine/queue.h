@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,19 @@ class Queue {
   static constexpr const char* kNotifyChannel = "peto_tasks";
 
   Queue(store::Db& db, const Clock& clock) : db_(db), clock_(clock) {}
+
+  // What /metrics shows of the queue table.
+  struct Stats {
+    struct Count {
+      std::string group;  // the queue, or the kind for finished tasks
+      std::string state;
+      std::int64_t count = 0;
+    };
+    std::vector<Count> by_queue;  // every task, by queue and state
+    std::vector<Count> finished;  // done and failed tasks kept, by kind and state
+    std::map<std::string, Millis> oldest_available;  // queue → run_at of its oldest due task
+  };
+  Stats stats() const;
 
   // Returns the task's id (an existing one for a live idempotency key).
   std::int64_t enqueue(const NewTask& task);

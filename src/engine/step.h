@@ -14,9 +14,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/clock.h"
@@ -28,6 +30,22 @@ namespace peto::engine {
 
 // Named counts, e.g. {"checked", 25}, {"damaged", 1}. Absent means zero.
 using Counts = std::map<std::string, std::int64_t>;
+
+// The count of `key`, 0 when absent.
+inline std::int64_t count_of(const Counts& counts, const std::string& key) {
+  auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+// The usual summary: "<n> <words>" for each (key, words) whose count is not
+// zero, in the order given.
+inline std::vector<std::string> summary_lines(
+    const Counts& counts, std::initializer_list<std::pair<const char*, const char*>> lines) {
+  std::vector<std::string> out;
+  for (const auto& [key, words] : lines)
+    if (auto n = count_of(counts, key); n != 0) out.push_back(std::to_string(n) + " " + words);
+  return out;
+}
 
 // Time for starting new work, measured on the monotonic clock.
 class Budget {

@@ -233,6 +233,10 @@ int Worker::run_pass() {
 }
 
 void Worker::idle_wait(std::chrono::milliseconds delay) {
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.idle_waits;
+  }
   auto until = std::chrono::steady_clock::now() + delay;
   while (!stopping_) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

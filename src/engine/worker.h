@@ -85,6 +85,7 @@ class Worker {
     std::int64_t failed = 0;  // attempts that ended in an error
     std::int64_t passes = 0;
     std::int64_t heartbeats = 0;  // heartbeat files written
+    std::int64_t idle_waits = 0;  // waits begun with nothing to do (run() only)
   };
 
   Worker(store::Db& db, const Clock& clock, const TaskKinds& kinds, Options options);

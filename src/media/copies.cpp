@@ -265,4 +265,10 @@ std::optional<CopyOutcome> Copies::send_now(std::int64_t owner, std::int64_t cop
   return attempt(copy_id, claimed[0].int_at(0));
 }
 
+bool Copies::is_copy_of(std::int64_t owner, std::int64_t copy_id, std::int64_t document_id) const {
+  return !db_.query("SELECT 1 FROM document_copies WHERE id = ? AND upload_id = ? AND owner_id = ?",
+                    {copy_id, document_id, owner})
+              .empty();
+}
+
 }  // namespace peto::media

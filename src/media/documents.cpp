@@ -65,6 +65,24 @@ void remove_quietly(const std::string& path) {
 
 }  // namespace
 
+store::Rows uploads_due_for_check(store::Db& db, const store::Value& now, std::int64_t age_ms,
+                                  std::int64_t limit) {
+  return db.query("SELECT " + std::string(kCheckColumns) +
+                      " FROM uploads WHERE verified_at <= COALESCE(?, now_ms()) - ? AND file <> ''"
+                      " ORDER BY verified_at, id LIMIT ?",
+                  {now, age_ms, limit});
+}
+
+store::Rows uploads_after(store::Db& db, std::int64_t after, std::int64_t limit) {
+  return db.query("SELECT " + std::string(kCheckColumns) +
+                      " FROM uploads WHERE file <> '' AND id > ? ORDER BY id LIMIT ?",
+                  {after, limit});
+}
+
+std::int64_t count_uploads_with_files(store::Db& db) {
+  return db.query("SELECT COUNT(*) FROM uploads WHERE file <> ''")[0].int_at(0);
+}
+
 Damage check_upload(store::Db& db, const std::string& media_dir, const store::Row& row,
                     const store::Value& now) {
   FileFacts facts;

@@ -49,6 +49,14 @@ inline constexpr const char* kCheckColumns = "id, file, size, sha256";
 // verify-media` share it.
 Damage check_upload(store::Db& db, const std::string& media_dir, const store::Row& row,
                     const store::Value& now);
+// Rows of kCheckColumns for check_upload. The scrub's slice: uploads with a
+// file last checked more than `age_ms` before `now` (the database's clock
+// when null), never checked first, at most `limit`.
+store::Rows uploads_due_for_check(store::Db& db, const store::Value& now, std::int64_t age_ms,
+                                  std::int64_t limit);
+// `peto verify-media`'s pages: uploads with a file after id `after`, by id.
+store::Rows uploads_after(store::Db& db, std::int64_t after, std::int64_t limit);
+std::int64_t count_uploads_with_files(store::Db& db);
 
 // The kinds a document may have, in the order forms show them.
 const std::vector<std::string>& document_kinds();

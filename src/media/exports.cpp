@@ -22,6 +22,10 @@ namespace peto::media {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+bool ExportArchives::records_file(store::Db& db, const std::string& file) {
+  return !db.query("SELECT 1 FROM export_archives WHERE file = ?", {file}).empty();
+}
+
 std::vector<store::Migration> ExportArchives::migrations() {
   auto table = [](const std::string& id_column) {
     return "CREATE TABLE export_archives (id " + id_column +

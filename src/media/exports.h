@@ -64,6 +64,8 @@ inline constexpr Millis kExportKeepMs = 24LL * 3600 * 1000;  // an archive is ke
 struct ExportArchives {
   // Migration 11: export_archives, the finished archives kept for a day.
   static std::vector<store::Migration> migrations();
+  // Whether a row names `file` (a name in the exports folder).
+  static bool records_file(store::Db& db, const std::string& file);
 };
 
 // How far an export has got: records read, then files packed.

@@ -6,6 +6,17 @@
 
 namespace peto::media {
 
+std::set<std::string> named_files(store::Db& db, const std::vector<FileColumn>& columns) {
+  std::set<std::string> named;
+  for (const auto& c : columns) {
+    // Table and column names come from code, never from input.
+    for (const auto& row :
+         db.query("SELECT " + c.column + " FROM " + c.table + " WHERE " + c.column + " <> ''"))
+      named.insert(row.text(0));
+  }
+  return named;
+}
+
 std::vector<store::Migration> Uploads::migrations() {
   return {{3, "uploads",
            "CREATE TABLE uploads ("

@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "store/db.h"
 #include "store/migrate.h"
 
 namespace peto::media {
@@ -30,6 +32,9 @@ struct Uploads {
   static std::vector<store::Migration> document_migrations();
   static std::vector<FileColumn> file_columns() { return {{"uploads", "file"}}; }
 };
+
+// Every file name the rows of `columns` hold (empty names left out).
+std::set<std::string> named_files(store::Db& db, const std::vector<FileColumn>& columns);
 
 enum class Damage { none, missing, changed };
 const char* damage_name(Damage d);  // "", "missing", "changed"

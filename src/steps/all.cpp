@@ -1,9 +1,12 @@
 #include "steps/all.h"
 
 #include "media/uploads.h"
-#include "steps/announce.h"
+#include "steps/closing.h"
 #include "steps/copies.h"
+#include "steps/deliveries.h"
 #include "steps/purge.h"
+#include "steps/quiet.h"
+#include "steps/reminders.h"
 #include "steps/scrub.h"
 #include "steps/sweep.h"
 #include "steps/syncs.h"

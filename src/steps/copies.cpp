@@ -37,8 +37,8 @@ engine::Counts Copies::run(engine::PassContext& ctx) {
 
 std::vector<std::string> Copies::summary(const engine::Counts& c) const {
   std::vector<std::string> lines;
-  auto sent = c.count("sent") ? c.at("sent") : 0;
-  auto failed = c.count("failed") ? c.at("failed") : 0;
+  auto sent = engine::count_of(c, "sent");
+  auto failed = engine::count_of(c, "failed");
   std::string line;
   if (sent) line = std::to_string(sent) + " document copies sent";
   if (failed) line += (line.empty() ? "" : ", ") + std::to_string(failed) + " failed";

@@ -9,11 +9,7 @@ engine::Counts Scrub::run(engine::PassContext& ctx) {
   constexpr long long kDayMs = 86'400'000;
   long long age_ms = ctx.config.scrub_every_days * kDayMs;
   store::Value now = store::now_param(ctx.clock);
-  auto rows = ctx.db.query("SELECT " + std::string(media::kCheckColumns) +
-                               " FROM uploads"
-                               " WHERE verified_at <= COALESCE(?, now_ms()) - ? AND file <> ''"
-                               " ORDER BY verified_at, id LIMIT ?",
-                           {now, age_ms, kSlice});
+  auto rows = media::uploads_due_for_check(ctx.db, now, age_ms, kSlice);
   engine::Counts counts;
   for (const auto& row : rows) {
     std::int64_t id = row.int_at(0);
@@ -33,9 +29,9 @@ engine::Counts Scrub::run(engine::PassContext& ctx) {
 }
 
 std::vector<std::string> Scrub::summary(const engine::Counts& c) const {
-  auto damaged = c.count("damaged") ? c.at("damaged") : 0;
+  auto damaged = engine::count_of(c, "damaged");
   if (damaged == 0) return {};
-  return {std::to_string(damaged) + " of " + std::to_string(c.at("checked")) +
+  return {std::to_string(damaged) + " of " + std::to_string(engine::count_of(c, "checked")) +
           " uploads checked are damaged"};
 }
 

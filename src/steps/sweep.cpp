@@ -9,20 +9,7 @@ namespace peto::steps {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::set<std::string> named_files(store::Db& db, const std::vector<media::FileColumn>& columns) {
-  std::set<std::string> named;
-  for (const auto& c : columns) {
-    // Table and column names come from code, never from input.
-    for (const auto& row :
-         db.query("SELECT " + c.column + " FROM " + c.table + " WHERE " + c.column + " <> ''"))
-      named.insert(row.text(0));
-  }
-  return named;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<Millis> mtime_ms(const fs::path& p) {
   std::error_code ec;
@@ -37,7 +24,7 @@ SweepResult sweep_media(store::Db& db, const std::vector<media::FileColumn>& col
   SweepResult result;
   std::error_code ec;
   if (!fs::is_directory(media_dir, ec)) return result;
-  const auto named = named_files(db, columns);
+  const auto named = media::named_files(db, columns);
   ++result.walks;
   for (auto it = fs::recursive_directory_iterator(
            media_dir, fs::directory_options::skip_permission_denied, ec);
@@ -75,9 +62,7 @@ engine::Counts Sweep::run(engine::PassContext& ctx) {
 }
 
 std::vector<std::string> Sweep::summary(const engine::Counts& c) const {
-  auto removed = c.count("removed") ? c.at("removed") : 0;
-  if (removed == 0) return {};
-  return {std::to_string(removed) + " files no record names were removed"};
+  return engine::summary_lines(c, {{"removed", "files no record names were removed"}});
 }
 
 }  // namespace peto::steps

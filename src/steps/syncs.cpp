@@ -43,7 +43,7 @@ engine::Counts Syncs::run(engine::PassContext& ctx) {
 }
 
 std::vector<std::string> Syncs::summary(const engine::Counts& c) const {
-  auto at = [&](const char* k) { return c.count(k) ? c.at(k) : 0; };
+  auto at = [&](const char* k) { return engine::count_of(c, k); };
   std::vector<std::string> lines;
   if (at("ran")) {
     std::string line = std::to_string(at("ran")) + (at("ran") == 1 ? " sync ran" : " syncs ran");

@@ -52,7 +52,7 @@ std::int64_t remove_stale_temp_files(const std::string& dir, Millis now,
 std::int64_t remove_unrecorded_archives(store::Db& db, const std::string& exports_dir, Millis now,
                                         std::chrono::milliseconds age) {
   auto recorded = [&db](const std::string& name) {
-    return !db.query("SELECT 1 FROM export_archives WHERE file = ?", {name}).empty();
+    return media::ExportArchives::records_file(db, name);
   };
   return remove_old_files(exports_dir, now, age, recorded, "an unrecorded export archive");
 }
@@ -74,18 +74,11 @@ engine::Counts Upkeep::run(engine::PassContext& ctx) {
 }
 
 std::vector<std::string> Upkeep::summary(const engine::Counts& c) const {
-  std::vector<std::string> lines;
-  if (auto n = c.count("reaped") ? c.at("reaped") : 0)
-    lines.push_back(std::to_string(n) + " finished tasks and errands removed");
-  if (auto n = c.count("archives_reaped") ? c.at("archives_reaped") : 0)
-    lines.push_back(std::to_string(n) + " expired export archives removed");
-  if (auto n = c.count("pages_expired") ? c.at("pages_expired") : 0)
-    lines.push_back(std::to_string(n) + " kept capture pages expired");
-  if (auto n = c.count("interrupted") ? c.at("interrupted") : 0)
-    lines.push_back(std::to_string(n) + " interrupted errands failed");
-  if (auto n = c.count("temp_removed") ? c.at("temp_removed") : 0)
-    lines.push_back(std::to_string(n) + " stale temporary files removed");
-  return lines;
+  return engine::summary_lines(c, {{"reaped", "finished tasks and errands removed"},
+                                   {"archives_reaped", "expired export archives removed"},
+                                   {"pages_expired", "kept capture pages expired"},
+                                   {"interrupted", "interrupted errands failed"},
+                                   {"temp_removed", "stale temporary files removed"}});
 }
 
 }  // namespace peto::steps

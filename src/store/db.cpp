@@ -117,4 +117,6 @@ std::string to_dollar_params(std::string_view sql) {
   return out;
 }
 
+void ping(Db& db) { db.query("SELECT 1"); }
+
 }  // namespace peto::store

@@ -246,6 +246,9 @@ namespace store {
 // The `now` parameter for statements written as `COALESCE(?, now_ms())`: null
 // (the database's clock) with the real clock, the pinned time with a fake one.
 Value now_param(const peto::Clock& clock);
+// Runs `SELECT 1`: whether the database answers a statement now. Throws
+// store::Error (within the backend's connect timeout) when it does not.
+void ping(Db& db);
 // Rewrites `?` placeholders to $1, $2… (outside quotes), for PostgreSQL.
 std::string to_dollar_params(std::string_view sql);
 

@@ -60,24 +60,17 @@ std::optional<Response> claim_key(store::Conn& tx, std::int64_t owner, const std
   // A live row blocks the claim; an expired one is taken over. On PostgreSQL a
   // concurrent claim of the same key waits here until the first transaction
   // ends, then sees its row (or, if it rolled back, takes the key).
-  auto claimed = tx.query(
-      "INSERT INTO api_idempotency (owner_id, key, request_hash, status, response, created_at)"
-      " VALUES (?, ?, ?, 0, '', ?) ON CONFLICT (owner_id, key) DO UPDATE SET"
-      " request_hash = excluded.request_hash, status = 0, response = '',"
-      " created_at = excluded.created_at WHERE api_idempotency.created_at < ?",
-      {owner, key, request_hash, now, now - domain::kIdempotencyHours * kHourMs});
-  if (claimed.affected == 1) return std::nullopt;
-  auto rows = tx.query(
-      "SELECT request_hash, status, response FROM api_idempotency WHERE owner_id = ? AND key = ?",
-      {owner, key});
-  if (rows.empty() || rows[0].text(0) != request_hash) {
+  if (domain::ApiTokens::claim_idempotency_key(tx, owner, key, request_hash, now))
+    return std::nullopt;
+  auto kept = domain::ApiTokens::idempotency_answer(tx, owner, key);
+  if (!kept || kept->request_hash != request_hash) {
     return Response::problem(422, "Idempotency key reused",
                              "This Idempotency-Key was already used with a different request. "
                              "Use a new key for a new request.");
   }
   Response replay;
-  replay.status = static_cast<int>(rows[0].int_at(1));
-  auto stored = nlohmann::json::parse(rows[0].text(2), nullptr, false);
+  replay.status = kept->status;
+  auto stored = nlohmann::json::parse(kept->response, nullptr, false);
   if (stored.is_object()) {
     const nlohmann::json headers = stored.value("headers", nlohmann::json::object());
     for (const auto& [name, value] : headers.items())
@@ -94,8 +87,7 @@ void keep_answer(store::Conn& tx, std::int64_t owner, const std::string& key,
   for (const char* name : {"Content-Type", "Location"})
     if (const std::string* v = answer.header(name)) headers[name] = *v;
   nlohmann::json stored = {{"headers", headers}, {"body", answer.body}};
-  tx.query("UPDATE api_idempotency SET status = ?, response = ? WHERE owner_id = ? AND key = ?",
-           {answer.status, stored.dump(), owner, key});
+  domain::ApiTokens::keep_idempotency_answer(tx, owner, key, answer.status, stored.dump());
 }
 
 }  // namespace
@@ -175,11 +167,7 @@ Response Api::run(const ApiRoute& route, Request& r) const {
   std::optional<std::int64_t> id;
   if (!route.id_kind.empty()) {
     id = parse_id(r.param("id"));
-    bool owned =
-        id && !site_.db()
-                   .query("SELECT 1 FROM " + route.id_kind + " WHERE id = ? AND owner_id = ?",
-                          {*id, bearer->account.id})
-                   .empty();
+    bool owned = id && domain::owns(site_.db(), route.id_kind, *id, bearer->account.id);
     if (!owned) {
       const domain::Kind* kind = domain::find_kind(route.id_kind);
       return problem(r, 404, "Not found",

@@ -27,12 +27,8 @@ Response post_send(Site& site, Request& r, const Visitor& v) {
   auto document = path_id(r);
   auto copy = parse_id(r.param("copy_id"));
   if (!document || !copy) return site.not_found(r, v);
-  if (site.db()
-          .query("SELECT 1 FROM document_copies WHERE id = ? AND upload_id = ? AND owner_id = ?",
-                 {*copy, *document, v.account.id})
-          .empty())
-    return site.not_found(r, v);
   media::Copies copies(site.db(), site.clock(), config_of(site), http);
+  if (!copies.is_copy_of(v.account.id, *copy, *document)) return site.not_found(r, v);
   auto outcome = copies.send_now(v.account.id, *copy);
   if (!outcome) return site.not_found(r, v);
   log::info("web", "copy sent now",

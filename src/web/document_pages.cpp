@@ -87,26 +87,18 @@ json subject_options(Site& site, const Visitor& v, const std::string& chosen) {
   options.push_back({{"value", ""},
                      {"label", t.value("documents_subject_none", "")},
                      {"selected", chosen.empty()}});
-  auto add = [&](const std::string& kind, const store::Rows& rows, const std::string& key) {
-    for (const auto& r : rows) {
-      std::string value = kind + ":" + std::to_string(r.int_at(0));
+  auto add = [&](const std::string& kind, const std::vector<domain::Subject>& subjects,
+                 const std::string& key) {
+    for (const auto& s : subjects) {
+      std::string value = kind + ":" + std::to_string(s.id);
       std::string label =
-          site.catalogue().fill(v.language, key, {{"role", r.text(1)}, {"company", r.text(2)}});
+          site.catalogue().fill(v.language, key, {{"role", s.role}, {"company", s.company}});
       options.push_back({{"value", value}, {"label", label}, {"selected", value == chosen}});
     }
   };
-  add("application",
-      site.db().query("SELECT a.id, l.role, COALESCE(c.name, '') FROM applications a"
-                      " JOIN listings l ON l.id = a.listing_id"
-                      " LEFT JOIN companies c ON c.id = l.company_id"
-                      " WHERE a.owner_id = ? ORDER BY a.id DESC LIMIT 200",
-                      {v.account.id}),
+  add("application", domain::recent_applications(site.db(), v.account.id, 200),
       "documents_subject_application");
-  add("listing",
-      site.db().query("SELECT l.id, l.role, COALESCE(c.name, '') FROM listings l"
-                      " LEFT JOIN companies c ON c.id = l.company_id"
-                      " WHERE l.owner_id = ? ORDER BY l.id DESC LIMIT 200",
-                      {v.account.id}),
+  add("listing", domain::recent_listings(site.db(), v.account.id, 200),
       "documents_subject_listing");
   return options;
 }

@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "core/log.h"
+#include "engine/lease.h"
 #include "engine/pass.h"
+#include "engine/queue.h"
 
 namespace peto::web {
 
@@ -57,39 +59,33 @@ void scheduler_metrics(store::Db& db, const Clock& clock, std::ostringstream& ou
               << label(it.key()) << "\"} " << it.value().get<long long>() << "\n";
     }
   }
-  auto lease = db.query("SELECT epoch, takeovers FROM scheduler_lease WHERE name = 'scheduler'");
+  auto lease = engine::PassLease(db, clock).stats();
   out << "# HELP peto_scheduler_passes_total Passes that have taken the lease.\n"
          "# TYPE peto_scheduler_passes_total counter\n"
-      << "peto_scheduler_passes_total " << (lease.empty() ? 0 : lease[0].int_at(0)) << "\n";
+      << "peto_scheduler_passes_total " << lease.passes << "\n";
   out << "# HELP peto_scheduler_lease_takeovers_total Leases taken after the holder let them run "
          "out.\n"
          "# TYPE peto_scheduler_lease_takeovers_total counter\n"
-      << "peto_scheduler_lease_takeovers_total " << (lease.empty() ? 0 : lease[0].int_at(1))
-      << "\n";
+      << "peto_scheduler_lease_takeovers_total " << lease.takeovers << "\n";
 }
 
 void queue_metrics(store::Db& db, const Clock& clock, std::ostringstream& out) {
+  auto stats = engine::Queue(db, clock).stats();
   out << "# HELP peto_tasks Tasks in the queue table by queue and state.\n"
          "# TYPE peto_tasks gauge\n";
-  for (const auto& r : db.query("SELECT queue, state, COUNT(*) FROM tasks GROUP BY queue, state"))
-    out << "peto_tasks{queue=\"" << label(r.text(0)) << "\",state=\"" << label(r.text(1)) << "\"} "
-        << r.int_at(2) << "\n";
+  for (const auto& c : stats.by_queue)
+    out << "peto_tasks{queue=\"" << label(c.group) << "\",state=\"" << label(c.state) << "\"} "
+        << c.count << "\n";
   out << "# HELP peto_tasks_oldest_available_age_seconds Age of the oldest task due and waiting.\n"
          "# TYPE peto_tasks_oldest_available_age_seconds gauge\n";
-  auto oldest = db.query(
-      "SELECT queue, MIN(run_at) FROM tasks WHERE state = 'available'"
-      " AND run_at <= COALESCE(?, now_ms()) GROUP BY queue",
-      {store::now_param(clock)});
-  for (const auto& r : oldest)
-    out << "peto_tasks_oldest_available_age_seconds{queue=\"" << label(r.text(0)) << "\"} "
-        << std::max<std::int64_t>(0, clock.now_ms() - r.int_at(1)) / 1000.0 << "\n";
+  for (const auto& [queue, run_at] : stats.oldest_available)
+    out << "peto_tasks_oldest_available_age_seconds{queue=\"" << label(queue) << "\"} "
+        << std::max<std::int64_t>(0, clock.now_ms() - run_at) / 1000.0 << "\n";
   out << "# HELP peto_tasks_finished Finished tasks kept (7 days) by kind and outcome.\n"
          "# TYPE peto_tasks_finished gauge\n";
-  for (const auto& r :
-       db.query("SELECT kind, state, COUNT(*) FROM tasks WHERE state IN ('done', 'failed')"
-                " GROUP BY kind, state"))
-    out << "peto_tasks_finished{kind=\"" << label(r.text(0)) << "\",state=\"" << label(r.text(1))
-        << "\"} " << r.int_at(2) << "\n";
+  for (const auto& c : stats.finished)
+    out << "peto_tasks_finished{kind=\"" << label(c.group) << "\",state=\"" << label(c.state)
+        << "\"} " << c.count << "\n";
 }
 
 }  // namespace

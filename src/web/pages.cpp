@@ -48,7 +48,7 @@ Response health(store::Db* db) {
   Response r = Response::json(503, {{"status", "unavailable"}, {"database", "unreachable"}});
   try {
     if (db != nullptr) {
-      db->query("SELECT 1");
+      store::ping(*db);
       r = Response::json(200, {{"status", "ok"}, {"database", "ok"}});
     }
   } catch (const std::exception& e) {

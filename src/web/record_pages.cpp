@@ -360,13 +360,11 @@ Response interview_ics(RecordPages& p, Request& r, const Visitor& v) {
   const Kind& k = domain::kind("interviews");
   auto rec = p.records.get(v.account.id, k, *id);
   if (!rec) return p.site.not_found(r, v);
-  auto uid = p.records.db().query("SELECT uid FROM interviews WHERE id = ? AND owner_id = ?",
-                                  {*id, v.account.id});
+  std::string uid = domain::interview_uid(p.records.db(), v.account.id, *id);
   std::string title = domain::interview_title(v.language, *rec);
   Response out;
   out.status = 200;
-  out.body = domain::interview_ics(*rec, uid.empty() ? "" : uid[0].text(0), title,
-                                   p.site.clock().now_ms());
+  out.body = domain::interview_ics(*rec, uid, title, p.site.clock().now_ms());
   out.set_header("Content-Type", "text/calendar; charset=utf-8");
   out.set_header("Content-Disposition",
                  "attachment; filename=\"interview-" + std::to_string(*id) + ".ics\"");

@@ -7,7 +7,10 @@
 #include "domain/records.h"
 #include "notify/notifiers.h"
 #include "notify/outbox.h"
-#include "steps/announce.h"
+#include "steps/closing.h"
+#include "steps/deliveries.h"
+#include "steps/quiet.h"
+#include "steps/reminders.h"
 #include "tests/engine/engine_fixture.h"
 #include "tests/engine/hook_receiver.h"
 

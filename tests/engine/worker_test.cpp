@@ -12,6 +12,7 @@
 
 #include "core/log.h"
 #include "tests/engine/engine_fixture.h"
+#include "tests/support/eventually.h"
 
 namespace peto {
 namespace {
@@ -20,15 +21,9 @@ using namespace std::chrono_literals;
 using engine::NewTask;
 using engine::Queue;
 
-// Waits (polling, with a deadline) until `done` says yes.
-bool eventually(const std::function<bool()>& done, std::chrono::seconds deadline = 20s) {
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (std::chrono::steady_clock::now() < until) {
-    if (done()) return true;
-    std::this_thread::yield();
-    std::this_thread::sleep_for(5ms);
-  }
-  return done();
+// Waits (polling) up to 20 s, the worker tests' deadline, until `done` says yes.
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds deadline = 20s) {
+  return testing::eventually(done, deadline);
 }
 
 engine::TaskKinds recording_kinds(store::Db& db) {
@@ -204,9 +199,8 @@ TEST_P(WorkerTest, IdleWorkerIsWokenAtOnce) {
   if (postgres()) o.listen_url = url();
   engine::Worker worker(db(), system_clock(), kinds, o);
   std::thread runner([&] { worker.run(); });
-  // Let it go idle (its first empty claim), then enqueue.
-  ASSERT_TRUE(eventually([&] { return worker.stats().passes >= 1; }));
-  std::this_thread::sleep_for(50ms);
+  // Let it go idle (its first empty claim and the wait after it), then enqueue.
+  ASSERT_TRUE(eventually([&] { return worker.stats().idle_waits >= 1; }));
   auto started = std::chrono::steady_clock::now();
   Queue(db(), system_clock()).enqueue({"record"});
   if (!postgres()) worker.wake();

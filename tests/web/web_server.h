@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/support/eventually.h"
 #include "web/server.h"
 
 namespace peto::testing {
@@ -53,16 +54,5 @@ class WebServer {
   std::thread thread_;
   std::future<void> finished_;
 };
-
-// Polls `done` until it holds or `limit` passes.
-template <typename Fn>
-bool eventually(Fn done, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return done();
-}
 
 }  // namespace peto::testing
