@@ -48,14 +48,14 @@ class StorePagesTest : public peto::testing::SiteTest {
   std::int64_t document(const std::string& bytes) {
     fs::create_directories(fs::path(config_.media_dir()) / "documents");
     std::ofstream(fs::path(config_.media_dir()) / "documents/1.bin", std::ios::binary) << bytes;
-    auto id = db_->query(
-                     "INSERT INTO uploads (file, size, sha256, created_at, owner_id, title,"
-                     " filename, content_type, updated_at)"
-                     " VALUES ('documents/1.bin', ?, ?, 0, ?, 'CV', 'cv.pdf', 'application/pdf', 0)"
-                     " RETURNING id",
-                     {static_cast<std::int64_t>(bytes.size()), sha256_hex(bytes),
-                      ana_->account().id})[0]
-                  .int_at(0);
+    auto id =
+        db_->query(
+               "INSERT INTO uploads (file, size, sha256, created_at, owner_id, title,"
+               " filename, content_type, updated_at)"
+               " VALUES ('documents/1.bin', ?, ?, 0, ?, 'CV', 'cv.pdf', 'application/pdf', 0)"
+               " RETURNING id",
+               {static_cast<std::int64_t>(bytes.size()), sha256_hex(bytes), ana_->account().id})[0]
+            .int_at(0);
     auto conn = db_->acquire();
     media::plan_copies_in(*conn, ana_->account().id, id, clock_.now_ms());
     return id;
