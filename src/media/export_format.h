@@ -1,6 +1,6 @@
 // The layout of peto.json that the writer (exports.cpp) and the reader
-// (imports.cpp) share: which columns of each table travel, and their types.
-// Internal to media/.
+// (import_read.cpp, import_records.cpp) share: which columns of each table
+// travel, and their types. Internal to media/.
 #pragma once
 
 #include <string>
