@@ -71,7 +71,7 @@ class Server {
   // Thread-safe; returns at once. See the header comment.
   void stop();
 
-  class State;  // the Beast/Asio side, in server.cpp
+  class State;  // the Beast/Asio side, in server_internal.h
 
  private:
   std::unique_ptr<State> state_;

@@ -1,5 +1,5 @@
 // Fuzzes what peto does with the bytes of an HTTP request: Beast's parser
-// with the limits the server sets (web/server.cpp), then, for a request that
+// with the limits the server sets (web/server_session.cpp), then, for a request that
 // came out whole, the server's own path: the Request peto builds (target,
 // path, segments and query decoded), the static files, and every route of the
 // web app and the API (add_site_routes, add_api_routes, /metrics) on a real,
