@@ -93,8 +93,8 @@ std::tuple<store::Value, store::Value, std::string> parsed(std::string_view html
 
 }  // namespace
 
-std::string url_key(std::string_view text) {
-  auto parsed = boost::urls::parse_uri(text);
+std::string url_key(std::string_view url) {
+  auto parsed = boost::urls::parse_uri(url);
   if (!parsed) return {};
   boost::url u(*parsed);
   std::string scheme = lower(std::string(u.scheme()));

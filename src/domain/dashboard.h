@@ -31,10 +31,10 @@ struct Dashboard {
 
 // `today` is the person's local date (YYYY-MM-DD); each list holds at most 20.
 // All lists come from one read transaction, so they agree with each other.
-Dashboard dashboard(store::Db& db, std::int64_t owner, std::int64_t now, const std::string& today,
+Dashboard dashboard(store::Db& pool, std::int64_t owner, std::int64_t now, const std::string& today,
                     int quiet_after_days, int closing_notice_days);
 // The same on a connection the caller holds (inside its own transaction).
-Dashboard read_dashboard(store::Conn& conn, std::int64_t owner, std::int64_t now,
+Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
                          const std::string& today, int quiet_after_days, int closing_notice_days);
 
 // `date` plus `days`, as YYYY-MM-DD.

@@ -48,7 +48,7 @@ struct PassReport {
 
   bool all_zero() const;
   // The summary lines of the steps that ran (each only when non-zero).
-  std::vector<std::string> summary_lines(const std::vector<std::unique_ptr<Step>>& steps) const;
+  std::vector<std::string> summary_lines(const std::vector<std::unique_ptr<Step>>& all) const;
   nlohmann::json to_json() const;
 };
 

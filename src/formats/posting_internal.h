@@ -95,7 +95,7 @@ bool contains_nocase(std::string_view hay, std::string_view needle);
 
 // "2024-06-30", "2024-06-30T23:59:00+02:00", "30.06.2024", "30 June 2024",
 // "June 30, 2024" → "2024-06-30"; "" when not a valid date.
-std::string parse_date(std::string_view s);
+std::string parse_date(std::string_view input);
 
 struct Salary {
   std::optional<std::int64_t> min;
@@ -106,7 +106,7 @@ struct Salary {
 // A salary in free text: "€50,000 – €60,000", "50k-60k EUR", "£45,000 per
 // annum", "EUR 4.000/Monat". Without `need_currency` a bare number range
 // counts (the value of a "Salary:" label). nullopt when none.
-std::optional<Salary> parse_salary(std::string_view s, bool need_currency);
+std::optional<Salary> parse_salary(std::string_view input, bool need_currency);
 // One amount: "50,000", "50.000", "50000.00", "65k" → 50000, 50000, 50000, 65000.
 std::optional<std::int64_t> parse_amount(std::string_view s);
 std::string currency_code(std::string_view s);     // "€" or "eur" → "EUR"; "" unknown

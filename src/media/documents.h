@@ -141,7 +141,7 @@ class Documents {
       const std::string& note = "");
 
  private:
-  Made insert(std::int64_t owner, const DocumentInput& in, const Received& file,
+  Made insert(std::int64_t owner, const DocumentInput& given, const Received& file,
               std::optional<std::int64_t> replaces, int version);
 
   store::Db& db_;

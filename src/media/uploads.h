@@ -49,8 +49,8 @@ struct FileFacts {
 std::optional<FileFacts> read_facts(const std::string& path);
 
 // Compares the file with the recorded figures; a figure not recorded is not
-// checked. `facts` receives what was read, when the file could be read.
+// checked. `out` receives what was read, when the file could be read.
 Damage check_file(const std::string& path, std::optional<std::int64_t> size,
-                  const std::optional<std::string>& sha256, FileFacts* facts = nullptr);
+                  const std::optional<std::string>& sha256, FileFacts* out = nullptr);
 
 }  // namespace peto::media

@@ -222,10 +222,10 @@ std::string safe_return(const std::string& wanted, const std::string& fallback) 
 
 std::optional<std::int64_t> path_id(const Request& r) { return parse_id(r.param("id")); }
 
-std::optional<std::int64_t> parse_id(const std::string& s) {
+std::optional<std::int64_t> parse_id(const std::string& text) {
   std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v <= 0) return std::nullopt;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v <= 0) return std::nullopt;
   return v;
 }
 
