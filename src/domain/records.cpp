@@ -87,7 +87,7 @@ std::variant<Value, std::string> convert(store::Conn& conn, std::int64_t owner, 
   }
   if (text.empty()) {
     if (f.required) return std::string("error_required");
-    if (f.type == T::choice && !f.choices.empty() && f.choices.front() != "")
+    if (f.type == T::choice && !f.choices.empty() && !f.choices.front().empty())
       return Value(f.choices.front());
     return Value(store::null);
   }

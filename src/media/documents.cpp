@@ -196,7 +196,7 @@ Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Rec
   if (!language_ok(in.language)) errors.add("language", "documents_error_language");
   if (in.notes.size() > 20000) errors.add("notes", "error_too_long");
   if (in.filename.size() > 255) in.filename = in.filename.substr(in.filename.size() - 255);
-  if (in.subject_kind != "" && in.subject_kind != "application" && in.subject_kind != "listing")
+  if (!in.subject_kind.empty() && in.subject_kind != "application" && in.subject_kind != "listing")
     errors.add("subject", "error_choice");
   if (in.subject_kind.empty()) in.subject_id.reset();
   if (!in.subject_kind.empty() && !in.subject_id) errors.add("subject", "error_required");

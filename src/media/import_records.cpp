@@ -208,7 +208,7 @@ void Importer::import_documents(const json& list) {
       subject_id = mapped(at, subject->name, o, "subject_id", true);
     }
     std::string damage = text_or(at, o, "damage", 20);
-    if (damage != "" && damage != "missing" && damage != "changed")
+    if (!damage.empty() && damage != "missing" && damage != "changed")
       refuse(at + ": damage is not a known state");
     auto file = files_.find(archive_id);
     std::string stored = file == files_.end() ? "" : file->second.relative;

@@ -213,7 +213,7 @@ domain::Input RecordView::input(const Visitor& v, const Form& form, const Kind& 
 }
 
 std::string safe_return(const std::string& wanted, const std::string& fallback) {
-  if (wanted.size() >= 1 && wanted[0] == '/' &&
+  if (!wanted.empty() && wanted[0] == '/' &&
       (wanted.size() == 1 || (wanted[1] != '/' && wanted[1] != '\\')) &&
       wanted.find_first_of("\r\n") == std::string::npos)
     return wanted;
