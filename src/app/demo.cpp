@@ -266,7 +266,7 @@ class Story {
       extra.partial = true;
       must(records_.update(owner_, domain::kind("applications"), id, extra), "channel");
       app_ids_.push_back(id);
-      app_status_.push_back(l.status);
+      app_status_.emplace_back(l.status);
 
       // Steps a few days apart, squeezed to end before today for the late ones.
       std::vector<std::string> steps = path_to(l.status);
@@ -309,7 +309,7 @@ class Story {
     add(id, e);
   }
 
-  void add(std::int64_t id, domain::NewEvent e) {
+  void add(std::int64_t id, const domain::NewEvent& e) {
     auto r = apps_.add(owner_, id, e);
     if (auto* errors = std::get_if<domain::FieldErrors>(&r)) broken("timeline", errors);
   }

@@ -79,6 +79,7 @@ const nlohmann::json& Catalogue::messages(const std::string& lang) const {
 
 std::vector<std::string> Catalogue::languages() const {
   std::vector<std::string> out;
+  out.reserve(merged_.size());
   for (const auto& [lang, m] : merged_) out.push_back(lang);
   return out;
 }

@@ -571,7 +571,7 @@ std::optional<std::string> merge_texts(std::string_view theirs, std::string_view
     return std::any_of(span.props.begin(), span.props.end(),
                        [&](const Property& p) { return p.name == name; });
   };
-  if (card && has(o, "ROLE")) owned.push_back("ROLE");
+  if (card && has(o, "ROLE")) owned.emplace_back("ROLE");
   auto is_owned = [&](std::string_view name) {
     return std::find(owned.begin(), owned.end(), name) != owned.end();
   };

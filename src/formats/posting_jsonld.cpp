@@ -306,6 +306,7 @@ std::optional<JobPosting> read_json_ld(const Page& page, std::string_view page_u
   if (found.empty()) return std::nullopt;
 
   std::vector<JobPosting> postings;
+  postings.reserve(found.size());
   for (const json* obj : found) postings.push_back(from_schema(*obj, page_url, true));
   // The posting this page is about, when it names itself; else the first
   // complete one; else the first with a title.

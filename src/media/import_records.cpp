@@ -240,7 +240,7 @@ void Importer::import_documents(const json& list) {
 
 void Importer::import_events(const json& list) {
   static const std::vector<std::string> extra = {"document_sent"};
-  std::vector<std::string> statuses = domain::statuses();
+  const std::vector<std::string>& statuses = domain::statuses();
   for (const json& o : list) {
     std::string at = where("application_events", o);
     std::int64_t application = mapped(at, "applications", o, "application_id", true);

@@ -307,7 +307,7 @@ std::vector<InboxNotice> Outbox::take_inbox(store::Conn& conn, std::int64_t owne
                                   {owner, limit})) {
     out.push_back(
         {r.int_at(0), r.text(1), r.text(2), r.text(3), r.text(4), r.int_at(5), !r.is_null(6)});
-    if (r.is_null(6)) unread.push_back(r.int_at(0));
+    if (r.is_null(6)) unread.emplace_back(r.int_at(0));
   }
   if (!unread.empty()) {
     store::Params p{clock_.now_ms(), owner};

@@ -81,7 +81,7 @@ class Run {
     if (ctx_.deadline != std::chrono::steady_clock::time_point{} &&
         ctx_.clock.mono() >= ctx_.deadline) {
       stopped_ = true;
-      report_.notes.push_back("This sync ran out of time; the rest follows on the next one.");
+      report_.notes.emplace_back("This sync ran out of time; the rest follows on the next one.");
       return;
     }
     try {

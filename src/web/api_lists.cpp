@@ -25,8 +25,8 @@ std::string capitalised(std::string s) {
 
 std::vector<std::string> list_parameters(const Kind& kind) {
   std::vector<std::string> names = {"cursor", "limit", "updated_since"};
-  if (!kind.search.empty()) names.push_back("q");
-  if (!kind.tabs.empty()) names.push_back("tab");
+  if (!kind.search.empty()) names.emplace_back("q");
+  if (!kind.tabs.empty()) names.emplace_back("tab");
   for (const auto& f : kind.filterable) names.push_back(f);
   return names;
 }

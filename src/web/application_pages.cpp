@@ -266,7 +266,7 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
 }
 
 void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPages> p) {
-  auto page = [&site, p](auto fn) {
+  auto page = [&site, p = std::move(p)](auto fn) {
     return site.signed_in([p, fn](Request& r, const Visitor& v) {
       auto id = path_id(r);
       if (!id) return p->site.not_found(r, v);

@@ -17,8 +17,8 @@ nlohmann::json page_data(std::string title) {
 // Error pages use the templates, and fall back to the plain page when the
 // templates themselves are what failed, so an error never hides an error.
 ErrorPage templated_error_page(std::shared_ptr<const Templates> templates) {
-  return [templates](const Request& request, int status, const std::string& title,
-                     const std::string& detail) {
+  return [templates = std::move(templates)](const Request& request, int status,
+                                            const std::string& title, const std::string& detail) {
     try {
       nlohmann::json data = page_data(title);
       data["status"] = status;

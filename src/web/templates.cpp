@@ -189,7 +189,7 @@ std::string Templates::render_page(const std::string& name, const nlohmann::json
   Data root = to_data(data.is_object() ? data : nlohmann::json::object());
   std::string content = render_data(name, &root, shared);
   root.set("content", Data(false));
-  *const_cast<Data*>(root.get("content")) = Data(std::move(content));
+  *const_cast<Data*>(root.get("content")) = Data(content);
   return render_data("layout", &root, shared);
 }
 
