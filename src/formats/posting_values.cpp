@@ -233,17 +233,18 @@ std::vector<Token> tokens(std::string_view s) {
     if (digit(c)) {
       std::size_t j = i;
       while (j < s.size()) {
-        if (digit(s[j])) {
-          ++j;
-        } else if ((s[j] == ',' || s[j] == '.' || s[j] == '\'') && j + 1 < s.size() &&
-                   digit(s[j + 1])) {
+        // A digit, a separator before a digit ("50,000", "50.000", "50'000"), or a space as
+        // thousands separator ("45 000", French, after cleaning).
+        const bool one_byte =
+            digit(s[j]) ||
+            ((s[j] == ',' || s[j] == '.' || s[j] == '\'') && j + 1 < s.size() && digit(s[j + 1])) ||
+            (s[j] == ' ' && thousands_after(s, j + 1) && short_groups(s.substr(i, j - i)));
+        if (one_byte) {
           ++j;
         } else if (s.compare(j, 3, "\xE2\x80\xAF") == 0 && j + 3 < s.size() && digit(s[j + 3])) {
           j += 3;
         } else if (s.compare(j, 2, "\xC2\xA0") == 0 && j + 2 < s.size() && digit(s[j + 2])) {
           j += 2;
-        } else if (s[j] == ' ' && thousands_after(s, j + 1) && short_groups(s.substr(i, j - i))) {
-          ++j;  // "45 000": a space as thousands separator (French, after cleaning)
         } else {
           break;
         }

@@ -87,7 +87,8 @@ using CurlList = std::unique_ptr<curl_slist, CurlFree>;
 void append(CurlList& list, const std::string& line) {
   curl_slist* next = curl_slist_append(list.get(), line.c_str());
   if (next == nullptr) throw std::bad_alloc();
-  list.release();
+  // `next` is the whole list, one line longer: it takes the nodes over.
+  static_cast<void>(list.release());
   list.reset(next);
 }
 

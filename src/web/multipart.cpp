@@ -304,7 +304,7 @@ Status read_multipart(const Request& r, Form& fields, const PartHandler& on_file
   return read_multipart(
       [&](char* out, std::size_t n) {
         std::size_t take = std::min(n, r.body.size() - pos);
-        std::memcpy(out, r.body.data() + pos, take);
+        std::copy_n(r.body.data() + pos, take, out);
         pos += take;
         return take;
       },

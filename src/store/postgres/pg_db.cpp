@@ -212,7 +212,7 @@ class PgConn final : public Conn {
 void PgConn::fail(const PGresult* r, std::string_view sql) {
   Error e = error_of(c_.get(), r, sql);
   if (e.kind() == Kind::connection) healthy_ = false;
-  throw e;
+  throw std::move(e);
 }
 
 Rows PgConn::query(std::string_view sql, const Params& params) {
