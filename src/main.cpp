@@ -1,11 +1,14 @@
 // peto's command line: parse flags, build the App, call one command.
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
 
 #include "app/app.h"
 #include "domain/api_tokens.h"
 
-int main(int argc, char** argv) {
+// An error that no command handled ends peto with its message and status 1,
+// after the destructors have run; escaping main, it would abort without them.
+int main(int argc, char** argv) try {
   using namespace peto;
   CLI::App cli{"peto: a self-hosted job-search manager", "peto"};
   cli.require_subcommand(1);
@@ -167,4 +170,7 @@ int main(int argc, char** argv) {
   if (backup->parsed()) return app::cmd_backup(a, backup_out);
   if (restore->parsed()) return app::cmd_restore(a, restore_file, restore_newer, restore_force);
   return 2;
+} catch (const std::exception& e) {
+  std::cerr << "peto: " << e.what() << "\n";
+  return 1;
 }
