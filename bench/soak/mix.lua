@@ -6,7 +6,7 @@
 -- (token k goes to thread k mod SOAK_THREADS), so each thread alone counts what
 -- every one of its tokens has spent.
 --
--- peto allows a token 600 API requests an hour (web/api.h); the mix stays under
+-- peto allows a token 600 API requests an hour (api/api.h); the mix stays under
 -- that without one 429: a token is used at most SOAK_TOKEN_BUDGET times in one
 -- clock hour (the server's window is the same epoch hour), and the API share is
 -- paced over the run (SOAK_SECONDS) so that the mix is the same at the end as

@@ -3,15 +3,15 @@
 #include <iostream>
 #include <thread>
 
+#include "api/api.h"
+#include "api/metrics.h"
 #include "app/app.h"
 #include "app/signals.h"
 #include "core/log.h"
-#include "web/api.h"
-#include "web/metrics.h"
-#include "web/pages.h"
-#include "web/router.h"
-#include "web/routes.h"
-#include "web/server.h"
+#include "http/router.h"
+#include "http/server.h"
+#include "pages/pages.h"
+#include "pages/routes.h"
 
 namespace peto::app {
 

@@ -16,7 +16,7 @@
 // the same area: a client that changes a record can read it back.
 //
 // The same migration makes api_idempotency, where the API keeps the first
-// answer to a POST sent with an Idempotency-Key (web/api.h uses it; the hourly
+// answer to a POST sent with an Idempotency-Key (api/api.h uses it; the hourly
 // purge drops rows older than 24 h). Thread-safe (state is in the Db).
 #pragma once
 

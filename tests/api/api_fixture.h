@@ -26,19 +26,19 @@
 #include <variant>
 #include <vector>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "core/clock.h"
 #include "core/config.h"
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
 #include "domain/kinds.h"
+#include "pages/routes.h"
+#include "pages/site.h"
 #include "store/migrate.h"
 #include "tests/api/api_client.h"
 #include "tests/support/backends.h"
 #include "tests/web/web_server.h"
-#include "web/api.h"
-#include "web/routes.h"
-#include "web/site.h"
 
 namespace peto::testing {
 

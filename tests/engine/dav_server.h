@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "core/token.h"
+#include "http/router.h"
 #include "tests/web/web_server.h"
-#include "web/router.h"
 
 namespace peto::testing {
 

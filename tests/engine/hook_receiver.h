@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "http/router.h"
 #include "tests/web/web_server.h"
-#include "web/router.h"
 
 namespace peto::testing {
 

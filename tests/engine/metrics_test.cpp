@@ -1,5 +1,5 @@
 // /metrics reads what the scheduler and the queue left in the database.
-#include "web/metrics.h"
+#include "api/metrics.h"
 
 #include "engine/queue.h"
 #include "steps/all.h"

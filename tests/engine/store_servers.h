@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "http/router.h"
 #include "tests/web/web_server.h"
-#include "web/router.h"
 
 namespace peto::testing {
 

@@ -1,5 +1,5 @@
 // Fuzzes the urlencoded form bodies and query strings of the web app
-// (web/form.h): any bytes give a Form (empty for a body that is not form
+// (http/form.h): any bytes give a Form (empty for a body that is not form
 // encoding) without a crash, and the Form keeps its promises: get() is the
 // first value of a name, all() every value in order, to_json() the first.
 #include <cstddef>
@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "http/form.h"
+#include "http/http.h"
 #include "tests/fuzz/fuzz_support.h"
-#include "web/form.h"
-#include "web/http.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Fuzzes what peto does with the bytes of an HTTP request: Beast's parser
-// with the limits the server sets (web/server_session.cpp), then, for a request that
+// with the limits the server sets (http/server_session.cpp), then, for a request that
 // came out whole, the server's own path: the Request peto builds (target,
 // path, segments and query decoded), the static files, and every route of the
 // web app and the API (add_site_routes, add_api_routes, /metrics) on a real,
@@ -20,15 +20,15 @@
 #include <string>
 #include <string_view>
 
+#include "api/api.h"
+#include "api/metrics.h"
 #include "core/config.h"
 #include "domain/api_tokens.h"
+#include "http/server.h"
+#include "http/static_files.h"
+#include "pages/routes.h"
+#include "pages/site.h"
 #include "tests/fuzz/fuzz_support.h"
-#include "web/api.h"
-#include "web/metrics.h"
-#include "web/routes.h"
-#include "web/server.h"
-#include "web/site.h"
-#include "web/static_files.h"
 
 namespace {
 

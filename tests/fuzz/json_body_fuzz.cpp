@@ -1,5 +1,5 @@
 // Fuzzes the JSON bodies of the API's POST and PATCH routes the way the API
-// reads them (web/api.cpp, Api::run): the nesting guard (core/json_depth.h),
+// reads them (api/api.cpp, Api::run): the nesting guard (core/json_depth.h),
 // then nlohmann's parser, then, for one JSON object, the fields a record
 // takes, validated by domain::Records as the API's create and update
 // handlers call it (typed JSON, strict types), on a real SQLite file in a
@@ -22,7 +22,7 @@
 namespace {
 
 using namespace peto;
-constexpr int kMaxJsonDepth = 32;  // as web/api.cpp
+constexpr int kMaxJsonDepth = 32;  // as api/api.cpp
 
 int depth_of(const nlohmann::json& j) {
   if (!j.is_structured()) return 0;

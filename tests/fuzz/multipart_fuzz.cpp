@@ -1,4 +1,4 @@
-// Fuzzes the multipart/form-data reader of uploads (web/multipart.h). The
+// Fuzzes the multipart/form-data reader of uploads (http/multipart.h). The
 // input is a Content-Type line, then the body; its first byte seeds the
 // sizes of the pieces the body is handed over in (as reads from the spooled
 // file or the socket would), from 1 byte up.
@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "http/multipart.h"
 #include "tests/fuzz/fuzz_support.h"
-#include "web/multipart.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "http/multipart.h"
 #include "sync/dav.h"
-#include "web/multipart.h"
 
 namespace peto {
 namespace {

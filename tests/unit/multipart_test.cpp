@@ -1,7 +1,7 @@
 // The multipart reader: fields and file parts read in chunks, a file written
 // byte for byte (with lookalike boundaries inside and across chunk edges)
 // and hashed, a part over its limit or a truncated body refused.
-#include "web/multipart.h"
+#include "http/multipart.h"
 
 #include <gtest/gtest.h>
 

@@ -19,9 +19,9 @@
 #include <thread>
 #include <variant>
 
+#include "http/router.h"
 #include "net/http.h"
 #include "tests/web/web_server.h"
-#include "web/router.h"
 
 namespace peto::net {
 namespace {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/log.h"
+#include "http/router.h"
+#include "http/server.h"
 #include "tests/web/http_client.h"
 #include "tests/web/web_server.h"
-#include "web/router.h"
-#include "web/server.h"
 
 namespace peto::web {
 namespace {

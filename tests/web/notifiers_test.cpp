@@ -21,9 +21,9 @@
 
 #include "core/clock.h"
 #include "core/config.h"
+#include "http/router.h"
 #include "notify/notifiers.h"
 #include "tests/web/web_server.h"
-#include "web/router.h"
 
 namespace peto::notify {
 using namespace ::peto::net;

@@ -5,11 +5,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "pages/pages.h"
+#include "pages/templates.h"
 #include "tests/support/backends.h"
 #include "tests/web/http_client.h"
 #include "tests/web/web_server.h"
-#include "web/pages.h"
-#include "web/templates.h"
 
 namespace peto::web {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "web/router.h"
+#include "http/router.h"
 
 namespace peto::web {
 namespace {

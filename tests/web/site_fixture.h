@@ -21,12 +21,12 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "domain/accounts.h"
+#include "pages/routes.h"
+#include "pages/site.h"
 #include "store/db.h"
 #include "store/migrate.h"
 #include "tests/support/backends.h"
 #include "tests/web/web_server.h"
-#include "web/routes.h"
-#include "web/site.h"
 
 namespace peto::testing {
 

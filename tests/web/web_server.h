@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "http/server.h"
 #include "tests/support/eventually.h"
-#include "web/server.h"
 
 namespace peto::testing {
 

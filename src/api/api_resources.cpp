@@ -1,0 +1,282 @@
+// The /api/v1 resources: every kind of record (create, get, change, delete;
+// lists are in api_lists.cpp, an application's own routes in
+// api_applications.cpp), reminders done, interview outcomes, /me, and the
+// OpenAPI document. Each route is declared once, with its OpenAPI operation
+// next to its handler.
+#include <mutex>
+#include <utility>
+
+#include "api/api_resources_internal.h"
+#include "api/openapi.h"
+
+namespace peto::web {
+
+namespace api_detail {
+namespace {
+
+using domain::Field;
+using domain::FieldErrors;
+using domain::FieldType;
+using domain::Kind;
+using domain::Record;
+using nlohmann::json;
+
+json rfc3339(const json& ms) { return ms.is_number() ? json(format_time_s(ms.get<Millis>())) : ms; }
+
+}  // namespace
+
+json api_record(const Kind& kind, Record r) {
+  for (const Field& f : kind.fields)
+    if (f.type == FieldType::datetime) r[f.name] = rfc3339(r[f.name]);
+  r["created_at"] = rfc3339(r["created_at"]);
+  r["updated_at"] = rfc3339(r["updated_at"]);
+  return r;
+}
+
+json api_event(Record e) {
+  e["occurred_at"] = rfc3339(e["occurred_at"]);
+  e["created_at"] = rfc3339(e["created_at"]);
+  return e;
+}
+
+namespace {
+
+void add_get(Api& api, const Shared& res, const Kind& kind) {
+  std::string name = schema_name(kind);
+  json op = api_operation("get" + name, "Read one " + kind.singular, kind.name);
+  api_id_parameter(op);
+  api_answer(op, 200, "The " + kind.singular, schema_ref(name));
+  api.add({.method = "GET",
+           .pattern = "/api/v1/" + kind.name + "/{id}",
+           .area = kind.name,
+           .write = false,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 auto rec = res->records.get(c.owner(), kind, c.id);
+                 if (!rec) return res->missing(c.request, kind);
+                 return Response::json(200, api_record(kind, *rec));
+               },
+           .id_kind = kind.name});
+}
+
+void add_create(Api& api, const Shared& res, const Kind& kind) {
+  std::string name = schema_name(kind);
+  json op = api_operation("create" + name, "Add a " + kind.singular, kind.name);
+  api_body(op, schema_ref(name + "Input"));
+  api_answer(op, 201, "The new " + kind.singular, schema_ref(name));
+  api.add({.method = "POST",
+           .pattern = "/api/v1/" + kind.name,
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler = [res, &kind](ApiCall& c) {
+             domain::Input input;
+             input.values = c.body;
+             input.from_form = false;
+             input.strict_types = true;
+             input.actor = c.actor();
+             return res->written(c.request, kind,
+                                 res->records.create_in(*c.tx, c.owner(), kind, input), 201);
+           }});
+}
+
+void add_patch(Api& api, const Shared& res, const Kind& kind) {
+  std::string name = schema_name(kind);
+  json op = api_operation("update" + name, "Change some fields of a " + kind.singular, kind.name);
+  api_id_parameter(op);
+  api_body(op, schema_ref(name + "Patch"));
+  api_answer(op, 200, "The " + kind.singular + " as it is now", schema_ref(name));
+  api.add({.method = "PATCH",
+           .pattern = "/api/v1/" + kind.name + "/{id}",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 domain::Input input;
+                 input.values = c.body;
+                 input.from_form = false;
+                 input.strict_types = true;
+                 input.actor = c.actor();
+                 input.partial = true;
+                 return res->written(c.request, kind,
+                                     res->records.update(c.owner(), kind, c.id, input), 200);
+               },
+           .id_kind = kind.name});
+}
+
+void add_delete(Api& api, const Shared& res, const Kind& kind) {
+  json op = api_operation("delete" + schema_name(kind), "Delete a " + kind.singular, kind.name);
+  api_id_parameter(op);
+  api_answer(op, 204, "Deleted");
+  api.add({.method = "DELETE",
+           .pattern = "/api/v1/" + kind.name + "/{id}",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 if (!res->records.remove(c.owner(), kind, c.id))
+                   return res->missing(c.request, kind);
+                 Response out;
+                 out.status = 204;
+                 return out;
+               },
+           .id_kind = kind.name});
+}
+
+void add_reminder_done(Api& api, const Shared& res) {
+  const Kind& kind = domain::kind("reminders");
+  json op =
+      api_operation("markReminderDone", "Mark a reminder done (or not done again)", kind.name);
+  api_id_parameter(op);
+  api_body(op,
+           {{"type", "object"},
+            {"properties", {{"done", {{"type", "boolean"}, {"description", "true (default)"}}}}},
+            {"additionalProperties", false}},
+           false);
+  api_answer(op, 200, "The reminder as it is now", schema_ref("Reminder"));
+  api.add({.method = "POST",
+           .pattern = "/api/v1/reminders/{id}/done",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 BodyFields body(c.body);
+                 bool done = body.boolean("done").value_or(true);
+                 if (FieldErrors errors = body.finish(); !errors.empty())
+                   return res->api->invalid(c.request, errors);
+                 return res->written(c.request, kind,
+                                     res->apps.set_done_in(*c.tx, c.owner(), c.id, done), 200);
+               },
+           .id_kind = kind.name});
+}
+
+void add_interview_outcome(Api& api, const Shared& res) {
+  const Kind& kind = domain::kind("interviews");
+  json op = api_operation("setInterviewOutcome", "Record how an interview went", kind.name);
+  api_id_parameter(op);
+  api_body(op, {{"type", "object"},
+                {"properties",
+                 {{"outcome", {{"type", "string"}, {"enum", kind.field("outcome")->choices}}}}},
+                {"required", {"outcome"}},
+                {"additionalProperties", false}});
+  api_answer(op, 200, "The interview as it is now", schema_ref("Interview"));
+  api.add({.method = "POST",
+           .pattern = "/api/v1/interviews/{id}/outcome",
+           .area = kind.name,
+           .write = true,
+           .operation = op,
+           .handler =
+               [res, &kind](ApiCall& c) {
+                 BodyFields body(c.body);
+                 std::string outcome = body.text("outcome", true, 40).value_or("");
+                 if (FieldErrors errors = body.finish(); !errors.empty())
+                   return res->api->invalid(c.request, errors);
+                 return res->written(c.request, kind,
+                                     res->apps.set_outcome_in(*c.tx, c.owner(), c.id, outcome),
+                                     200);
+               },
+           .id_kind = kind.name});
+}
+
+json me_answer(const domain::Account& a, const domain::ApiToken& token) {
+  return {{"id", a.id},
+          {"email", a.email},
+          {"is_admin", a.is_admin},
+          {"language", a.language},
+          {"time_zone", a.time_zone},
+          {"quiet_after_days", a.quiet_after_days},
+          {"closing_notice_days", a.closing_notice_days},
+          {"token", {{"id", token.id}, {"name", token.name}, {"scopes", token.scopes}}}};
+}
+
+void add_me(Api& api, const Shared& res) {
+  json op = api_operation("getMe", "Who this token acts for, and its scopes", "me");
+  api_answer(op, 200, "The account and the token", schema_ref("Me"));
+  api.add({.method = "GET", .pattern = "/api/v1/me", .operation = op, .handler = [](ApiCall& c) {
+             return Response::json(200, me_answer(c.bearer.account, c.bearer.token));
+           }});
+
+  op = api_operation("updateMe", "Change the profile's settings", "me");
+  api_body(op, {{"type", "object"},
+                {"properties",
+                 {{"language", {{"type", "string"}, {"description", "\"\" = the browser's"}}},
+                  {"time_zone", {{"type", "string"}, {"description", "An IANA zone"}}},
+                  {"quiet_after_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}}},
+                  {"closing_notice_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 90}}}}},
+                {"additionalProperties", false}});
+  api_answer(op, 200, "The account as it is now", schema_ref("Me"));
+  api.add({.method = "PATCH",
+           .pattern = "/api/v1/me",
+           .area = "profile",
+           .write = true,
+           .operation = op,
+           .handler = [res](ApiCall& c) {
+             domain::Account a = c.bearer.account;
+             BodyFields body(c.body);
+             auto language = body.text("language", false, 20);
+             auto zone = body.text("time_zone", false, 64);
+             auto quiet = body.integer("quiet_after_days");
+             auto closing = body.integer("closing_notice_days");
+             FieldErrors errors = body.finish();
+             if (language && !language->empty() && !res->site.catalogue().has_language(*language))
+               errors.add("language", "error_language_invalid");
+             if (!errors.empty()) return res->api->invalid(c.request, errors);
+             // update_profile checks the ranges; a number too big for an int fails them too.
+             auto days = [](std::optional<std::int64_t> v, int current) {
+               if (!v) return current;
+               return *v < 0 || *v > 100000 ? -1 : static_cast<int>(*v);
+             };
+             errors = res->site.accounts().update_profile(
+                 a.id, language.value_or(a.language), zone.value_or(a.time_zone),
+                 days(quiet, a.quiet_after_days), days(closing, a.closing_notice_days));
+             if (!errors.empty()) return res->api->invalid(c.request, errors);
+             auto now = res->site.accounts().find(a.id);
+             return Response::json(200, me_answer(now.value_or(a), c.bearer.token));
+           }});
+}
+
+}  // namespace
+}  // namespace api_detail
+
+void add_api_routes(Router& router, Site& site) {
+  using namespace api_detail;
+  auto api = std::make_shared<Api>(router, site);
+  auto res = std::make_shared<Resources>(api, site);
+  for (const Kind& kind : domain::kinds()) {
+    add_list(*api, res, kind);
+    if (kind.name == "applications")
+      add_application_create(*api, res);
+    else
+      add_create(*api, res, kind);
+    add_get(*api, res, kind);
+    add_patch(*api, res, kind);
+    add_delete(*api, res, kind);
+  }
+  add_application_routes(*api, res);
+  add_reminder_done(*api, res);
+  add_interview_outcome(*api, res);
+  add_me(*api, res);
+  add_capture_api(*api, site);
+  add_connection_api(*api, site);
+
+  json op = api_operation("getOpenApi", "This document", "meta", false);
+  api_answer(op, 200, "The OpenAPI 3.1 document of /api/v1", {{"type", "object"}});
+  // Built at the first request, once every route is in the table.
+  auto document = std::make_shared<std::pair<std::once_flag, json>>();
+  router.add_documented(
+      "GET", "/api/v1/openapi.json",
+      [&router, document](Request&) {
+        std::call_once(document->first,
+                       [&] { document->second = openapi_document(router, PETO_VERSION); });
+        Response out = Response::json(200, document->second);
+        out.set_header("Cache-Control", "public, max-age=300");
+        return out;
+      },
+      op);
+}
+
+}  // namespace peto::web

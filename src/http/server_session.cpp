@@ -1,0 +1,217 @@
+// A connection's loop (web::Server): wait for a request, read its header and
+// body under the limits, dispatch it to the router, answer, and go round
+// again while the connection is kept alive. What the logs show of a path is
+// here too.
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
+#include <chrono>
+
+#include "core/log.h"
+#include "http/server_internal.h"
+#include "http/static_files.h"
+
+namespace peto::web::server_detail {
+
+std::string path_for_log(std::string_view path) {
+  constexpr std::string_view kFeeds = "/feeds/";
+  std::string out;
+  std::size_t from = 0;
+  for (auto at = path.find(kFeeds); at != std::string_view::npos; at = path.find(kFeeds, from)) {
+    std::size_t start = at + kFeeds.size();
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    out += path.substr(from, start - from);
+    if (end > start) out += "…";
+    from = end;
+  }
+  out += path.substr(from);
+  return out;
+}
+
+std::string target_for_log(std::string_view target) {
+  auto url = boost::urls::parse_origin_form(target);
+  if (url) return path_for_log(url->path());
+  return path_for_log(target.substr(0, target.find('?')));
+}
+
+// Waits for the first byte of the next request under the idle timeout; the
+// read timeout starts only once a request has begun.
+void Session::wait_for_request() {
+  phase_ = Phase::idle;
+  if (state_.stopping) return close();
+  if (buffer_.size() > 0) return read_request();  // pipelined
+  stream_.expires_after(state_.options.idle_timeout);
+  stream_.async_read_some(buffer_.prepare(4096),
+                          beast::bind_front_handler(&Session::on_first_bytes, shared_from_this()));
+}
+
+void Session::on_first_bytes(beast::error_code ec, std::size_t n) {
+  if (ec) return close();
+  buffer_.commit(n);
+  read_request();
+}
+
+void Session::read_request() {
+  phase_ = Phase::reading;
+  drop_spool();
+  parser_.emplace();
+  // A streamed route may take a larger body than the others: each request's
+  // limit is checked and set once its header is read (on_header), which is
+  // before any of the body is.
+  parser_->body_limit(boost::none);
+  parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
+  stream_.expires_after(state_.options.read_timeout);
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+}
+
+void Session::on_header(beast::error_code ec) {
+  if (ec) return on_read_error(ec);
+  if (!maybe_spool()) return;
+  if (!file_parser_) {
+    auto length = parser_->content_length();
+    if (length && *length > state_.options.max_body_bytes)
+      return on_read_error(http::error::body_limit);
+    parser_->body_limit(state_.options.max_body_bytes);
+  }
+  const auto& expect = header()->operator[](http::field::expect);
+  if (!beast::iequals(expect, "100-continue")) return read_body();
+  auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+  out_ = cont;
+  http::async_write(stream_, *cont, [self = shared_from_this()](beast::error_code e, std::size_t) {
+    if (e) return self->close();
+    self->read_body();
+  });
+}
+
+void Session::read_body() {
+  if (file_parser_) {
+    if (file_parser_->is_done()) return answer_spooled();
+    return http::async_read(stream_, buffer_, *file_parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->on_read_error(ec);
+                              self->answer_spooled();
+                            });
+  }
+  if (parser_->is_done()) return answer();
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+}
+
+void Session::on_body(beast::error_code ec) {
+  if (ec) return on_read_error(ec);
+  answer();
+}
+
+// Limits and malformed requests get an answer; a client that went away or
+// timed out gets none.
+void Session::on_read_error(beast::error_code ec) {
+  if (ec == http::error::body_limit && file_parser_) {
+    const Spool* spool = nullptr;
+    if (const auto* h = header()) {
+      Request probe;
+      if (probe.set_target(h->target()))
+        spool = state_.router.spool_for(std::string(h->method_string()), probe.segments);
+    }
+    // The partial body goes now; the header stays for the error page.
+    file_parser_->get().body().close();
+    if (!spool_path_.empty()) {
+      std::error_code removed;
+      std::filesystem::remove(spool_path_, removed);
+      spool_path_.clear();
+    }
+    release_spool();
+    return send_error(413, "Content too large",
+                      spool != nullptr && !spool->too_large.empty()
+                          ? spool->too_large
+                          : "The upload is larger than this page accepts.");
+  }
+  if (ec == http::error::body_limit) {
+    return send_error(413, "Content too large",
+                      "The request body is larger than " +
+                          std::to_string(state_.options.max_body_bytes) + " bytes.");
+  }
+  if (ec == http::error::header_limit) {
+    return send_error(431, "Request header fields too large",
+                      "The request headers are larger than " +
+                          std::to_string(state_.options.max_header_bytes) + " bytes.");
+  }
+  bool parse_error = ec.category() == http::make_error_code(http::error::bad_method).category() &&
+                     ec != http::error::end_of_stream && ec != http::error::partial_message;
+  drop_spool();
+  if (parse_error) return send_error(400, "Bad request", "The request is not valid HTTP/1.1.");
+  close();
+}
+
+const http::request_header<>* Session::header() const {
+  if (file_parser_) return &file_parser_->get();
+  if (parser_ && parser_->is_header_done()) return &parser_->get();
+  return nullptr;
+}
+
+Request Session::request_from(const http::request_header<>& msg) {
+  Request request;
+  request.method = std::string(msg.method_string());
+  request.remote_address = remote_;
+  for (const auto& field : msg) {
+    request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  return request;
+}
+
+void Session::answer() {
+  phase_ = Phase::answering;
+  http::request<http::string_body> msg = parser_->release();
+  log::Scope scope(log::new_scope_id("req"));
+  auto started = std::chrono::steady_clock::now();
+  Request request = request_from(msg);
+  request.body = std::move(msg.body());
+  Response response;
+  if (Status s = request.set_target(msg.target()); !s) {
+    response = Response::problem(400, "Bad request", "The request target is not a valid path.");
+  } else {
+    response = respond(request);
+  }
+  Then then = msg.keep_alive() && !state_.stopping ? Then::next_request : Then::close;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  started);
+  log::debug(kLogger, "request",
+             {{"method", request.method},
+              {"path", path_for_log(request.path)},
+              {"status", response.status},
+              {"ms", ms.count()},
+              {"bytes", response.body.size()},
+              {"remote", remote_}});
+  write(std::move(response), request.method == "HEAD", then, msg.version());
+}
+
+// Runs the handler; an exception is logged and becomes a generic 500.
+Response Session::respond(Request& request) {
+  const Router& router = state_.router;
+  try {
+    if (is_static_path(request) && !state_.options.static_dir.empty()) {
+      return serve_static(state_.options.static_dir, request, router);
+    }
+    return router.dispatch(request);
+  } catch (const std::exception& e) {
+    log::error(
+        kLogger, "request failed",
+        {{"method", request.method}, {"path", path_for_log(request.path)}, {"error", e.what()}});
+  } catch (...) {
+    log::error(kLogger, "request failed",
+               {{"method", request.method},
+                {"path", path_for_log(request.path)},
+                {"error", "unknown exception"}});
+  }
+  const std::string detail =
+      "Something went wrong on our side. It has been logged; please try again later.";
+  try {
+    return router.error(request, 500, "Internal server error", detail);
+  } catch (...) {
+    return plain_error_page(request, 500, "Internal server error", detail);
+  }
+}
+
+}  // namespace peto::web::server_detail

@@ -1,0 +1,147 @@
+// Streamed uploads (web::Server): a multipart POST to a route with a Spool
+// is admitted on its headers, reserved against the spool budget, and its body
+// written to a private file that the handler reads as Request::body_file.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+
+#include "core/log.h"
+#include "core/token.h"
+#include "http/multipart.h"
+#include "http/server_internal.h"
+
+namespace peto::web::server_detail {
+
+bool Session::maybe_spool() {
+  const auto& h = parser_->get();
+  if (h.method() != http::verb::post) return true;
+  if (multipart_boundary(h[http::field::content_type]).empty()) return true;
+  Request probe;
+  if (!probe.set_target(h.target())) return true;
+  const Spool* spool = state_.router.spool_for("POST", probe.segments);
+  if (spool == nullptr) return true;
+  auto length = parser_->content_length();
+  if (length && *length > spool->max_bytes) {
+    // Answered before a byte of the body is read; the close lingers.
+    file_parser_.emplace(std::move(*parser_));
+    parser_.reset();
+    on_read_error(http::error::body_limit);
+    return false;
+  }
+  const std::string oops =
+      "Something went wrong on our side. It has been logged; please try again later.";
+  // Who may send one is decided on the headers: a refused body is never read.
+  if (spool->admit) {
+    Request asked = std::move(probe);  // its target is parsed
+    Request from_header = request_from(h);
+    asked.method = std::move(from_header.method);
+    asked.remote_address = std::move(from_header.remote_address);
+    asked.headers = std::move(from_header.headers);
+    std::optional<Response> refusal;
+    try {
+      refusal = spool->admit(asked);
+    } catch (const std::exception& e) {
+      log::error(kLogger, "upload admission failed", {{"error", e.what()}});
+      send_error(500, "Internal server error", oops);
+      return false;
+    }
+    if (refusal) {
+      refuse(std::move(*refusal));
+      return false;
+    }
+  }
+  std::size_t want = length ? static_cast<std::size_t>(*length) : spool->max_bytes;
+  if (!state_.reserve_spool(want)) {
+    log::warn(kLogger, "upload refused: too many uploads in flight", {{"bytes", want}});
+    send_error(503, "Service unavailable",
+               "Too many uploads are being received right now; please try again in a minute.",
+               "60");
+    return false;
+  }
+  spool_reserved_ = want;
+  // Uploads are private: the folder and each body file are the server's alone.
+  std::error_code made;
+  std::filesystem::create_directories(spool->dir, made);
+  std::filesystem::permissions(spool->dir, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, made);
+  std::string path = spool->dir + "/upload-" + random_token(12);
+  file_parser_.emplace(std::move(*parser_));
+  parser_.reset();
+  file_parser_->body_limit(spool->max_bytes);
+  beast::error_code ec;
+  file_parser_->get().body().open(path.c_str(), beast::file_mode::write_new, ec);
+  if (!ec && ::fchmod(file_parser_->get().body().file().native_handle(), 0600) != 0)
+    ec = beast::error_code(errno, beast::system_category());
+  if (ec) {
+    log::error(kLogger, "cannot spool an upload", {{"file", path}, {"error", ec.message()}});
+    file_parser_->get().body().close();
+    std::error_code removed;
+    std::filesystem::remove(path, removed);
+    release_spool();
+    send_error(500, "Internal server error", oops);
+    return false;
+  }
+  spool_path_ = path;
+  return true;
+}
+
+void Session::release_spool() {
+  if (spool_reserved_ == 0) return;
+  state_.release_spool(spool_reserved_);
+  spool_reserved_ = 0;
+}
+
+void Session::refuse(Response response) {
+  phase_ = Phase::answering;
+  log::Scope scope(log::new_scope_id("req"));
+  const auto& h = parser_->get();
+  log::debug(kLogger, "upload refused before its body",
+             {{"method", std::string(h.method_string())},
+              {"path", target_for_log(h.target())},
+              {"status", response.status},
+              {"remote", remote_}});
+  write(std::move(response), false, Then::linger, h.version());
+}
+
+void Session::drop_spool() {
+  file_parser_.reset();  // closes the body file
+  release_spool();
+  if (spool_path_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(spool_path_, ec);
+  spool_path_.clear();
+}
+
+// The same as answer(), for a body spooled to a file: the handler reads
+// Request::body_file, which is removed once it has returned.
+void Session::answer_spooled() {
+  phase_ = Phase::answering;
+  http::request<http::file_body> msg = file_parser_->release();
+  msg.body().close();
+  log::Scope scope(log::new_scope_id("req"));
+  auto started = std::chrono::steady_clock::now();
+  Request request = request_from(msg);
+  request.body_file = spool_path_;
+  Response response;
+  if (Status s = request.set_target(msg.target()); !s) {
+    response = Response::problem(400, "Bad request", "The request target is not a valid path.");
+  } else {
+    response = respond(request);
+  }
+  drop_spool();
+  Then then = msg.keep_alive() && !state_.stopping ? Then::next_request : Then::close;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  started);
+  log::debug(kLogger, "request",
+             {{"method", request.method},
+              {"path", path_for_log(request.path)},
+              {"status", response.status},
+              {"ms", ms.count()},
+              {"spooled", true},
+              {"remote", remote_}});
+  write(std::move(response), false, then, msg.version());
+}
+
+}  // namespace peto::web::server_detail

@@ -1,0 +1,330 @@
+// The account pages: sign-in and out, registration by invite, the profile,
+// the password, and the administrator's invites. See site.h for the frame.
+#include <chrono>
+#include <string>
+
+#include "core/log.h"
+#include "core/timezone.h"
+#include "domain/accounts.h"
+#include "http/form.h"
+#include "pages/feed_pages.h"
+#include "pages/site.h"
+#include "store/cache.h"
+
+namespace peto::web {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSigninLimitPerMinute = 10;
+constexpr const char* kCookieAttributes = "; Path=/; HttpOnly; Secure; SameSite=Lax";
+
+std::string session_cookie(const std::string& token) {
+  return std::string(kSessionCookie) + "=" + token + kCookieAttributes +
+         "; Max-Age=" + std::to_string(domain::kSessionDays * 24 * 60 * 60);
+}
+
+std::string cleared_cookie() {
+  return std::string(kSessionCookie) + "=" + kCookieAttributes + "; Max-Age=0";
+}
+
+// Only a local path is followed after sign-in: "/x", never "//host" or "/\host".
+std::string safe_next(const std::string& next) {
+  if (next.empty() || next[0] != '/' || next.size() > 2048) return "/";
+  if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return "/";
+  for (unsigned char c : next) {
+    if (c < 0x20 || c == 0x7F || c == '\\') return "/";
+  }
+  return next;
+}
+
+// Opens a session for `user_id`, closing the one the browser had, and sends
+// the browser on with the new cookie.
+Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
+                            const std::string& location) {
+  site.accounts().close_session(cookie_value(r, kSessionCookie));
+  auto s = site.accounts().open_session(user_id);
+  Response out = Site::redirect(location);
+  out.set_header("Set-Cookie", session_cookie(s.token));
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+// Fixed one-minute windows per client address and per account address,
+// counted before the password is looked at. Returns the seconds to wait, or
+// 0 when the attempt may go ahead.
+int signin_wait_s(Site& site, const Request& r, const std::string& email) {
+  store::Cache cache(site.db(), site.clock());
+  std::int64_t now = site.clock().now_ms();
+  std::string window = ":" + std::to_string(now / 60000);
+  auto ttl = std::chrono::minutes(2);
+  std::int64_t by_ip = cache.incr("ratelimit:signin:ip:" + r.remote_address + window, 1, ttl);
+  std::int64_t by_email = 0;
+  if (auto folded = domain::normalise_email(email)) {
+    by_email = cache.incr("ratelimit:signin:email:" + domain::token_hash(*folded) + window, 1, ttl);
+  }
+  if (by_ip <= kSigninLimitPerMinute && by_email <= kSigninLimitPerMinute) return 0;
+  return static_cast<int>(60 - (now % 60000) / 1000);
+}
+
+Response signin_page(Site& site, const Request& r, int status, const std::string& email,
+                     const std::string& next, const std::string& error_key) {
+  json data = {{"values", {{"email", email}}}, {"next", safe_next(next)}};
+  if (!error_key.empty()) {
+    data["form_error"] = site.catalogue().text(site.public_language(r), error_key);
+  }
+  Response out = site.render_public(r, status, "signin", data);
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+Response get_signin(Site& site, Request& r) {
+  return signin_page(site, r, 200, "", r.query_param("next").value_or("/"), "");
+}
+
+Response post_signin(Site& site, Request& r) {
+  Form f = Form::parse(r);
+  std::string email = f.get("email");
+  std::string next = f.get("next");
+  if (int wait = signin_wait_s(site, r, email); wait > 0) {
+    Response out = signin_page(site, r, 429, email, next, "error_signin_too_many");
+    out.set_header("Retry-After", std::to_string(wait));
+    return out;
+  }
+  auto account = site.accounts().check_password(email, f.get("password"));
+  if (!account) return signin_page(site, r, 200, email, next, "error_signin_failed");
+  log::info("web", "signed in", {{"user", account->id}});
+  return signed_in_redirect(site, r, account->id, safe_next(next));
+}
+
+Response post_signout(Site& site, Request& r, const Visitor&) {
+  site.accounts().close_session(cookie_value(r, kSessionCookie));
+  Response out = Site::redirect("/signin");
+  out.set_header("Set-Cookie", cleared_cookie());
+  return out;
+}
+
+Response invite_page(Site& site, const Request& r, int status, const json& values,
+                     const domain::FieldErrors& errors) {
+  json data = {{"values", values},
+               {"errors", site.error_texts(nullptr, r, errors)},
+               {"token", r.param("token")}};
+  if (auto it = errors.by_field.find("form"); it != errors.by_field.end()) {
+    data["form_error"] = site.catalogue().text(site.public_language(r), it->second);
+  }
+  Response out = site.render_public(r, status, "invite", data);
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+Response get_invite(Site& site, Request& r) {
+  if (!site.accounts().invite_open(r.param("token"))) return site.not_found_public(r);
+  return invite_page(site, r, 200, {{"email", ""}}, {});
+}
+
+Response post_invite(Site& site, Request& r) {
+  const std::string& token = r.param("token");
+  if (!site.accounts().invite_open(token)) return site.not_found_public(r);
+  Form f = Form::parse(r);
+  json values = {{"email", f.get("email")}};
+  domain::FieldErrors errors;
+  if (f.get("password") != f.get("password_again")) {
+    errors.add("password_again", "error_password_mismatch");
+    return invite_page(site, r, 200, values, errors);
+  }
+  auto made = site.accounts().accept_invite(token, f.get("email"), f.get("password"));
+  if (auto* e = std::get_if<domain::FieldErrors>(&made)) {
+    return invite_page(site, r, 200, values, *e);
+  }
+  const auto& account = std::get<domain::Account>(made);
+  log::info("web", "invite accepted", {{"user", account.id}});
+  return signed_in_redirect(site, r, account.id, "/");
+}
+
+// The profile form's data: the saved values, or what was typed.
+Response profile_page(Site& site, const Request& r, const Visitor& v, int status,
+                      const json& values, const domain::FieldErrors& errors,
+                      const std::string& flash_key) {
+  const json& t = site.catalogue().messages(v.language);
+  std::string chosen = values.value("language", "");
+  json languages = json::array();
+  languages.push_back({{"code", ""},
+                       {"name", t.value("profile_language_browser", "")},
+                       {"selected", chosen.empty()}});
+  for (const auto& code : site.catalogue().languages()) {
+    languages.push_back({{"code", code},
+                         {"name", site.catalogue().text(code, "language_name")},
+                         {"selected", chosen == code}});
+  }
+  json data = {{"values", values},
+               {"languages", languages},
+               {"errors", site.error_texts(&v, r, errors)},
+               {"bookmarklet", capture_bookmarklet(site, r)}};
+  data["feed"] = feed_section(site, v);
+  if (!flash_key.empty()) {
+    data["flash"] = {{"kind", "success"}, {"message", t.value(flash_key, flash_key)}};
+  }
+  return site.render(r, v, status, "profile", data);
+}
+
+json saved_profile(const domain::Account& a) {
+  return {{"language", a.language},
+          {"time_zone", a.time_zone},
+          {"quiet_after_days", std::to_string(a.quiet_after_days)},
+          {"closing_notice_days", std::to_string(a.closing_notice_days)}};
+}
+
+// A whole number typed into a form; nullopt for anything else.
+std::optional<int> form_int(const std::string& text) {
+  if (text.empty() || text.size() > 6) return std::nullopt;
+  int v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+Response get_profile(Site& site, Request& r, const Visitor& v) {
+  std::string saved = r.query_param("saved").value_or("");
+  std::string flash = saved == "profile"    ? "profile_saved"
+                      : saved == "password" ? "password_changed"
+                                            : "";
+  return profile_page(site, r, v, 200, saved_profile(v.account), {}, flash);
+}
+
+Response post_profile(Site& site, Request& r, const Visitor& v) {
+  Form f = Form::parse(r);
+  json values = {{"language", f.get("language")},
+                 {"time_zone", f.get("time_zone")},
+                 {"quiet_after_days", f.get("quiet_after_days")},
+                 {"closing_notice_days", f.get("closing_notice_days")}};
+  domain::FieldErrors errors;
+  std::string language = f.get("language");
+  if (!language.empty() && !site.catalogue().has_language(language)) {
+    errors.add("language", "error_language_invalid");
+  }
+  if (!is_valid_time_zone(f.get("time_zone"))) errors.add("time_zone", "error_time_zone_invalid");
+  auto quiet = form_int(f.get("quiet_after_days"));
+  auto closing = form_int(f.get("closing_notice_days"));
+  if (!quiet || *quiet < 1 || *quiet > 365) {
+    errors.add("quiet_after_days", "error_quiet_after_days_range");
+  }
+  if (!closing || *closing < 1 || *closing > 90) {
+    errors.add("closing_notice_days", "error_closing_notice_days_range");
+  }
+  // Every field is checked before anything is saved; the domain checks again.
+  if (errors.empty()) {
+    errors = site.accounts().update_profile(v.account.id, language, f.get("time_zone"), *quiet,
+                                            *closing);
+  }
+  if (!errors.empty()) return profile_page(site, r, v, 422, values, errors, "");
+  return Site::redirect("/profile?saved=profile");
+}
+
+Response password_page(Site& site, const Request& r, const Visitor& v, int status,
+                       const domain::FieldErrors& errors) {
+  return site.render(r, v, status, "password", {{"errors", site.error_texts(&v, r, errors)}});
+}
+
+Response post_password(Site& site, Request& r, const Visitor& v) {
+  Form f = Form::parse(r);
+  domain::FieldErrors errors;
+  if (f.get("new") != f.get("new_again")) {
+    errors.add("new_again", "error_password_mismatch");
+    if (!site.accounts().check_password(v.account.email, f.get("current"))) {
+      errors.add("current", "error_password_wrong");
+    }
+  } else {
+    errors = site.accounts().change_password(v.account.id, f.get("current"), f.get("new"),
+                                             cookie_value(r, kSessionCookie));
+  }
+  if (!errors.empty()) return password_page(site, r, v, 422, errors);
+  return Site::redirect("/profile?saved=password");
+}
+
+Response post_deactivate(Site& site, Request& r, const Visitor& v) {
+  Form f = Form::parse(r);
+  if (f.get("confirm") != "yes") {
+    domain::FieldErrors errors;
+    errors.add("confirm", "error_deactivate_confirm");
+    return profile_page(site, r, v, 422, saved_profile(v.account), errors, "");
+  }
+  site.accounts().set_active(v.account.id, false);
+  log::info("web", "account deactivated", {{"user", v.account.id}});
+  Response out = Site::redirect("/signin");
+  out.set_header("Set-Cookie", cleared_cookie());
+  return out;
+}
+
+Response invites_page(Site& site, const Request& r, const Visitor& v, int status,
+                      const json& extra) {
+  json data = extra;
+  if (!data.contains("errors")) data["errors"] = json::object();
+  return site.render(r, v, status, "admin_invites", data);
+}
+
+Response post_invites(Site& site, Request& r, const Visitor& v) {
+  Form f = Form::parse(r);
+  std::string email = f.get("email");
+  if (!email.empty() && !domain::normalise_email(email)) {
+    domain::FieldErrors errors;
+    errors.add("email", "error_email_invalid");
+    return invites_page(
+        site, r, v, 422,
+        {{"values", {{"email", email}}}, {"errors", site.error_texts(&v, r, errors)}});
+  }
+  std::string token = site.accounts().create_invite(v.account.id, email);
+  std::string path = "/invite/" + token;
+  std::string base = site.config() != nullptr ? site.config()->public_url : std::string();
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  log::info("web", "invite created", {{"by", v.account.id}});
+  return invites_page(site, r, v, 200,
+                      {{"invite", {{"path", path}, {"link", base + path}, {"email", email}}}});
+}
+
+}  // namespace
+
+void add_account_routes(Router& router, Site& site) {
+  Site* s = &site;
+  router.add(
+      "GET", "/signin", [s](Request& r) { return get_signin(*s, r); }, "Sign-in form");
+  router.add(
+      "POST", "/signin", [s](Request& r) { return post_signin(*s, r); }, "Sign in");
+  router.add("POST", "/signout",
+             site.signed_in([s](Request& r, const Visitor& v) { return post_signout(*s, r, v); }),
+             "Sign out");
+  router.add(
+      "GET", "/invite/{token}", [s](Request& r) { return get_invite(*s, r); },
+      "Registration form of an invite");
+  router.add(
+      "POST", "/invite/{token}", [s](Request& r) { return post_invite(*s, r); },
+      "Register with an invite");
+  router.add("GET", "/profile",
+             site.signed_in([s](Request& r, const Visitor& v) { return get_profile(*s, r, v); }),
+             "Profile settings");
+  router.add("POST", "/profile",
+             site.signed_in([s](Request& r, const Visitor& v) { return post_profile(*s, r, v); }),
+             "Save profile settings");
+  router.add("GET", "/profile/password", site.signed_in([s](Request& r, const Visitor& v) {
+    return password_page(*s, r, v, 200, {});
+  }),
+             "Password form");
+  router.add("POST", "/profile/password",
+             site.signed_in([s](Request& r, const Visitor& v) { return post_password(*s, r, v); }),
+             "Change the password");
+  router.add("POST", "/profile/deactivate", site.signed_in([s](Request& r, const Visitor& v) {
+    return post_deactivate(*s, r, v);
+  }),
+             "Deactivate the account");
+  router.add("GET", "/admin/invites", site.admin_only([s](Request& r, const Visitor& v) {
+    return invites_page(*s, r, v, 200, json::object());
+  }),
+             "Invites (administrators)");
+  router.add("POST", "/admin/invites",
+             site.admin_only([s](Request& r, const Visitor& v) { return post_invites(*s, r, v); }),
+             "Create an invite (administrators)");
+}
+
+}  // namespace peto::web

@@ -1,0 +1,366 @@
+// The dashboard, the boards, and the application page with its forms.
+#include <algorithm>
+
+#include "core/timezone.h"
+#include "domain/dashboard.h"
+#include "pages/record_pages.h"
+#include "pages/record_pages_internal.h"
+
+namespace peto::web {
+
+namespace {
+
+using domain::Kind;
+using domain::Record;
+
+nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> items,
+                          const std::string& field) {
+  nlohmann::json out = nlohmann::json::array();
+  for (Record& r : items) {
+    if (r[field].is_number())
+      r[field + "_text"] = p.site.format_time(v, r[field].get<std::int64_t>());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// A status picker: the select and its options, for a card or the page.
+nlohmann::json status_options(RecordPages& p, const Visitor& v, const std::string& current) {
+  return p.view.choice_options(v, "status", domain::statuses(), current);
+}
+
+}  // namespace
+
+Response dashboard_page(RecordPages& p, Request& r, const Visitor& v) {
+  std::int64_t now = p.site.clock().now_ms();
+  std::string today = local_date(now, v.time_zone);
+  domain::Dashboard d =
+      domain::dashboard(p.site.db(), v.account.id, now, today, v.account.quiet_after_days,
+                        v.account.closing_notice_days);
+  nlohmann::json quiet = nlohmann::json::array();
+  for (Record& a : d.gone_quiet) {
+    a["status_label"] = p.view.choice_label(v, "status", a["status"].get<std::string>());
+    quiet.push_back(std::move(a));
+  }
+  nlohmann::json interviews = nlohmann::json::array();
+  for (Record& i : d.interviews) {
+    i["kind_label"] = p.view.choice_label(v, "kind", i["kind"].get<std::string>());
+    i["starts_at_text"] = p.site.format_time(v, i["starts_at"].get<std::int64_t>());
+    interviews.push_back(std::move(i));
+  }
+  nlohmann::json data = {
+      {"title", p.view.text(v, "title_dashboard")},
+      {"csrf_return", "/"},
+      {"reminders_due", with_times(p, v, std::move(d.reminders_due), "due_at")},
+      {"reminders_upcoming", with_times(p, v, std::move(d.reminders_upcoming), "due_at")},
+      {"gone_quiet", quiet},
+      {"closing_soon", d.closing_soon},
+      {"interviews", interviews},
+      {"open_applications", d.open_applications},
+      {"undecided_listings", d.undecided_listings},
+      {"quiet_after_days", v.account.quiet_after_days}};
+  data["no_reminders_due"] = data["reminders_due"].empty();
+  data["no_reminders_upcoming"] = data["reminders_upcoming"].empty();
+  data["no_gone_quiet"] = quiet.empty();
+  data["no_closing_soon"] = data["closing_soon"].empty();
+  data["no_interviews"] = interviews.empty();
+  return p.site.render(r, v, 200, "dashboard", data);
+}
+
+Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
+  const Kind& k = domain::kind("listings");
+  nlohmann::json columns = nlohmann::json::array();
+  for (const char* tab : {"undecided", "shortlisted", "applied"}) {
+    domain::ListQuery q;
+    q.tab = tab;
+    q.limit = 50;
+    domain::Page page = p.records.list(v.account.id, k, q);
+    nlohmann::json cards = nlohmann::json::array();
+    for (const Record& rec : page.items)
+      cards.push_back({{"href", "/listings/" + std::to_string(id_of(rec))},
+                       {"title", p.view.title_of(v, k, rec)},
+                       {"company", rec["company_name"]},
+                       {"location", rec["location"]},
+                       {"closes_on", rec["closes_on"]}});
+    columns.push_back(
+        {{"heading", p.view.text(v, std::string("tab_") + tab)},
+         {"cards", cards},
+         {"empty", cards.empty()},
+         {"more_href", page.next_cursor ? "/listings?view=table&tab=" + std::string(tab) : ""}});
+  }
+  nlohmann::json data = {
+      {"title", p.view.text(v, "title_listings")},
+      {"columns", columns},
+      {"table_href", "/listings?view=table"},
+      {"new_href", "/listings/new"},
+      {"new_label", p.view.text(v, "add_listing")},
+      {"kind", "listings"},
+      {"links",
+       {{{"label", p.view.text(v, "tab_discarded")},
+         {"href", "/listings?view=table&tab=discarded"}},
+        {{"label", p.view.text(v, "tab_closed")}, {"href", "/listings?view=table&tab=closed"}}}}};
+  return p.site.render(r, v, 200, "board", data);
+}
+
+Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
+  const Kind& k = domain::kind("applications");
+  nlohmann::json columns = nlohmann::json::array();
+  for (const std::string& status : domain::statuses()) {
+    if (!domain::is_open_status(status)) continue;
+    domain::ListQuery q;
+    q.tab = "all";
+    q.equals["status"] = status;
+    q.limit = 50;
+    domain::Page page = p.records.list(v.account.id, k, q);
+    nlohmann::json cards = nlohmann::json::array();
+    for (const Record& rec : page.items) {
+      std::string href = "/applications/" + std::to_string(id_of(rec));
+      cards.push_back({{"href", href},
+                       {"title", p.view.title_of(v, k, rec)},
+                       {"company", rec["company_name"]},
+                       {"picker",
+                        {{"action", href + "/status"},
+                         {"id", "status-" + std::to_string(id_of(rec))},
+                         {"options", status_options(p, v, status)}}}});
+    }
+    columns.push_back(
+        {{"heading", p.view.choice_label(v, "status", status)},
+         {"cards", cards},
+         {"empty", cards.empty()},
+         {"more_href",
+          page.next_cursor ? "/applications?view=table&tab=all&status=" + status : ""}});
+  }
+  nlohmann::json data = {{"title", p.view.text(v, "title_applications")},
+                         {"columns", columns},
+                         {"table_href", "/applications?view=table"},
+                         {"new_href", "/applications/new"},
+                         {"new_label", p.view.text(v, "add_application")},
+                         {"kind", "applications"},
+                         {"links",
+                          {{{"label", p.view.text(v, "tab_closed")},
+                            {"href", "/applications?view=table&tab=closed"}}}}};
+  return p.site.render(r, v, 200, "board", data);
+}
+
+Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int64_t id,
+                          const nlohmann::json& form) {
+  const Kind& k = domain::kind("applications");
+  auto app = p.records.get(v.account.id, k, id);
+  if (!app) return p.site.not_found(r, v);
+  std::string href = "/applications/" + std::to_string(id);
+  std::string status = (*app)["status"].get<std::string>();
+  auto form_part = [&](const std::string& name, const std::string& key) -> nlohmann::json {
+    if (form.is_object() && form.value("name", "") == name)
+      return form.value(key, nlohmann::json::object());
+    return nlohmann::json::object();
+  };
+
+  std::vector<Record> events = p.apps.timeline(v.account.id, id).value_or(std::vector<Record>{});
+  nlohmann::json timeline = nlohmann::json::array();
+  for (Record& e : events) {
+    e["when"] = p.site.format_time(v, e["occurred_at"].get<std::int64_t>());
+    e["kind_label"] = p.view.text(v, "event_" + e["kind"].get<std::string>());
+    if (e["kind"] == "status_change") {
+      e["from_label"] = p.view.choice_label(v, "status", e["from_status"].get<std::string>());
+      e["to_label"] = p.view.choice_label(v, "status", e["to_status"].get<std::string>());
+      e["summary"] = e["from_label"].get<std::string>() + " → " + e["to_label"].get<std::string>();
+      if (e["end_reason"].is_string())
+        e["reason_label"] =
+            p.view.choice_label(v, "end_reason", e["end_reason"].get<std::string>());
+    }
+    timeline.push_back(std::move(e));
+  }
+  auto related = [&](const char* kind_name) {
+    const Kind& rk = domain::kind(kind_name);
+    domain::ListQuery q;
+    q.tab = "all";
+    q.equals["application_id"] = std::to_string(id);
+    q.limit = 50;
+    nlohmann::json items = nlohmann::json::array();
+    for (const Record& rec : p.records.list(v.account.id, rk, q).items) {
+      nlohmann::json item = {{"href", "/" + rk.name + "/" + std::to_string(id_of(rec))},
+                             {"title", p.view.title_of(v, rk, rec)},
+                             {"id", id_of(rec)}};
+      if (rk.name == "reminders") {
+        bool done = rec["done_at"].is_number();
+        item["due"] = p.site.format_time(v, rec["due_at"].get<std::int64_t>());
+        item["done"] = done;
+        item["done_value"] = done ? "0" : "1";
+        item["done_label"] = p.view.text(v, done ? "reminder_undo" : "reminder_done");
+      } else if (rk.name == "interviews") {
+        item["ics_href"] = "/interviews/" + std::to_string(id_of(rec)) + "/event.ics";
+        item["outcome"] = p.view.choice_label(v, "outcome", rec["outcome"].get<std::string>());
+      } else if (rk.name == "notes") {
+        item["body"] = rec["body"];
+        item["when"] = p.site.format_time(v, rec["created_at"].get<std::int64_t>());
+      }
+      items.push_back(std::move(item));
+    }
+    return items;
+  };
+  std::vector<std::string> person_events;
+  for (const std::string& kind : domain::event_kinds())
+    if (!domain::is_system_event(kind)) person_events.push_back(kind);
+  nlohmann::json event_kinds = nlohmann::json::array();
+  std::string chosen_event = form_part("event", "values").value("kind", "note");
+  for (const std::string& kind : person_events)
+    event_kinds.push_back({{"value", kind},
+                           {"label", p.view.text(v, "event_" + kind)},
+                           {"selected", kind == chosen_event}});
+
+  std::vector<std::string> reasons = {""};
+  for (const auto& reason : domain::end_reasons()) reasons.push_back(reason);
+  nlohmann::json tag_choices = nlohmann::json::array();
+  {
+    auto mine = p.apps.tags_of(v.account.id, id);
+    domain::ListQuery q;
+    q.tab = "all";
+    q.limit = 200;
+    for (const Record& tag : p.records.list(v.account.id, domain::kind("tags"), q).items) {
+      bool on = std::any_of(mine.begin(), mine.end(),
+                            [&](const Record& t) { return t["id"] == tag["id"]; });
+      tag_choices.push_back({{"id", id_of(tag)}, {"name", tag["name"]}, {"checked", on}});
+    }
+  }
+  nlohmann::json status_values = form_part("status", "values");
+  nlohmann::json data = {
+      {"title",
+       (*app)["listing_role"].is_string() ? (*app)["listing_role"].get<std::string>() : ""},
+      {"application", *app},
+      {"href", href},
+      {"listing_href", "/listings/" + std::to_string((*app)["listing_id"].get<std::int64_t>())},
+      {"company_href",
+       (*app)["company_id"].is_number()
+           ? "/companies/" + std::to_string((*app)["company_id"].get<std::int64_t>())
+           : ""},
+      {"status_label", p.view.choice_label(v, "status", status)},
+      {"status_options", status_options(p, v, status_values.value("status", status))},
+      {"end_reasons",
+       p.view.choice_options(v, "end_reason", reasons, status_values.value("end_reason", ""))},
+      {"status_errors", form_part("status", "errors")},
+      {"status_values", status_values},
+      {"cells", p.view.cells(v, k, *app, false)},
+      {"edit_href", href + "/edit"},
+      {"delete_action", href + "/delete"},
+      {"timeline", timeline},
+      {"event_kinds", event_kinds},
+      {"event_values", form_part("event", "values")},
+      {"event_errors", form_part("event", "errors")},
+      {"reminders", related("reminders")},
+      {"reminder_values", form_part("reminder", "values")},
+      {"reminder_errors", form_part("reminder", "errors")},
+      {"interviews", related("interviews")},
+      {"offers", related("offers")},
+      {"documents", document_section(p.site, v, "application", id)},
+      {"notes", related("notes")},
+      {"note_values", form_part("note", "values")},
+      {"note_errors", form_part("note", "errors")},
+      {"tags", tag_choices},
+      {"has_tags", !tag_choices.empty()},
+      {"new_interview_href",
+       "/interviews/new?application_id=" + std::to_string(id) + "&return_to=" + url_encode(href)},
+      {"new_offer_href",
+       "/offers/new?application_id=" + std::to_string(id) + "&return_to=" + url_encode(href)}};
+  int code = form.is_object() ? 422 : 200;
+  return p.site.render(r, v, code, "application", data);
+}
+
+void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPages> p) {
+  auto page = [&site, p = std::move(p)](auto fn) {
+    return site.signed_in([p, fn](Request& r, const Visitor& v) {
+      auto id = path_id(r);
+      if (!id) return p->site.not_found(r, v);
+      return fn(*p, r, v, *id);
+    });
+  };
+  auto back = [](std::int64_t id) { return "/applications/" + std::to_string(id); };
+
+  router.add("POST", "/applications/{id}/status",
+             page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
+               Form form = Form::parse(r);
+               domain::StatusChange change;
+               change.to = form.get("status");
+               change.note = form.get("note");
+               change.end_reason = form.get("end_reason");
+               auto w = p.apps.change_status(v.account.id, id, change);
+               return p.answer(
+                   r, v, w,
+                   [&](const Record&) { return safe_return(form.get("return_to"), back(id)); },
+                   [&](const nlohmann::json& errors) {
+                     return application_page(
+                         p, r, v, id,
+                         {{"name", "status"}, {"values", form.to_json()}, {"errors", errors}});
+                   });
+             }));
+  router.add("POST", "/applications/{id}/events",
+             page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
+               Form form = Form::parse(r);
+               domain::NewEvent event;
+               event.kind = form.get("kind");
+               event.summary = form.get("summary");
+               event.body = form.get("body");
+               auto added = p.apps.add(v.account.id, id, event);
+               if (std::holds_alternative<domain::NotFound>(added)) return p.site.not_found(r, v);
+               if (auto* e = std::get_if<domain::FieldErrors>(&added))
+                 return application_page(p, r, v, id,
+                                         {{"name", "event"},
+                                          {"values", form.to_json()},
+                                          {"errors", p.site.error_texts(&v, r, *e)}});
+               return Site::redirect(back(id));
+             }));
+  // Reminders and notes made on the application page belong to it.
+  for (const char* name : {"reminders", "notes"}) {
+    std::string kind_name = name;
+    std::string form_name = kind_name == "reminders" ? "reminder" : "note";
+    router.add("POST", "/applications/{id}/" + kind_name,
+               page([back, kind_name, form_name](RecordPages& p, Request& r, const Visitor& v,
+                                                 std::int64_t id) {
+                 if (!p.records.get(v.account.id, domain::kind("applications"), id))
+                   return p.site.not_found(r, v);
+                 Form form = Form::parse(r);
+                 const Kind& k = domain::kind(kind_name);
+                 domain::Input input = p.view.input(v, form, k);
+                 input.values["application_id"] = std::to_string(id);
+                 auto w = p.records.create(v.account.id, k, input);
+                 return p.answer(
+                     r, v, w, [&](const Record&) { return back(id); },
+                     [&](const nlohmann::json& errors) {
+                       return application_page(
+                           p, r, v, id,
+                           {{"name", form_name}, {"values", form.to_json()}, {"errors", errors}});
+                     });
+               }));
+  }
+  router.add("POST", "/applications/{id}/tags",
+             page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
+               Form form = Form::parse(r);
+               std::vector<std::int64_t> tags;
+               for (const std::string& t : form.all("tag"))
+                 tags.push_back(parse_id(t).value_or(-1));
+               auto set = p.apps.set_tags(v.account.id, id, tags);
+               if (std::holds_alternative<domain::NotFound>(set)) return p.site.not_found(r, v);
+               if (auto* e = std::get_if<domain::FieldErrors>(&set))
+                 return application_page(p, r, v, id,
+                                         {{"name", "tags"},
+                                          {"values", form.to_json()},
+                                          {"errors", p.site.error_texts(&v, r, *e)}});
+               return Site::redirect(back(id));
+             }));
+}
+
+Handler home_handler(Site& site) {
+  auto p = std::make_shared<RecordPages>(site, site.db());
+  Handler dashboard =
+      site.signed_in([p](Request& r, const Visitor& v) { return dashboard_page(*p, r, v); });
+  // With a session cookie the dashboard's own check decides (an expired
+  // session goes to the sign-in page); without one, nobody is signed in.
+  return [&site, dashboard](Request& r) -> Response {
+    if (!cookie_value(r, kSessionCookie).empty()) return dashboard(r);
+    if (site.accounts().any()) return Site::redirect("/signin");
+    Response out = site.render_public(r, 200, "home", {{"has_accounts", false}});
+    out.set_header("Cache-Control", "no-cache");
+    return out;
+  };
+}
+
+}  // namespace peto::web

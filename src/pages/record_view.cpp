@@ -1,0 +1,232 @@
+#include "pages/record_view.h"
+
+#include <charconv>
+
+#include "core/timezone.h"
+#include "core/utf8.h"
+
+namespace peto::web {
+
+using domain::Field;
+using domain::FieldType;
+using domain::Kind;
+using domain::Record;
+
+std::string RecordView::text(const Visitor& v, const std::string& key) const {
+  return site_.catalogue().text(v.language, key);
+}
+
+std::string RecordView::label(const Visitor& v, const Kind& k, const Field& f) const {
+  const nlohmann::json& t = site_.catalogue().messages(v.language);
+  std::string own = "field_" + k.singular + "_" + f.name;
+  if (auto it = t.find(own); it != t.end()) return it->get<std::string>();
+  return t.value("field_" + f.name, f.name);
+}
+
+std::string RecordView::choice_label(const Visitor& v, const std::string& field,
+                                     const std::string& value) const {
+  if (value.empty()) return text(v, "choice_none");
+  const nlohmann::json& t = site_.catalogue().messages(v.language);
+  return t.value("choice_" + field + "_" + value, value);
+}
+
+std::string RecordView::shown(const Visitor& v, const Field& f, const nlohmann::json& value) const {
+  if (value.is_null()) return "";
+  switch (f.type) {
+    case FieldType::datetime:
+      return site_.format_time(v, value.get<std::int64_t>());
+    case FieldType::choice:
+      return choice_label(v, f.name, value.get<std::string>());
+    case FieldType::integer:
+    case FieldType::ref:
+      return std::to_string(value.get<std::int64_t>());
+    default:
+      return value.get<std::string>();
+  }
+}
+
+std::string RecordView::ref_href(const Field& f, const nlohmann::json& value) {
+  if (f.type != FieldType::ref || !value.is_number()) return "";
+  return "/" + f.ref_kind + "/" + std::to_string(value.get<std::int64_t>());
+}
+
+std::string RecordView::title_of(const Visitor& v, const Kind& k, const Record& r) const {
+  auto it = r.find(k.title_field);
+  std::string title;
+  if (it != r.end() && !it->is_null()) {
+    if (const Field* f = k.field(k.title_field))
+      title = shown(v, *f, *it);
+    else
+      title = it->is_string() ? it->get<std::string>() : it->dump();
+  }
+  if (k.name == "interviews" && r["starts_at"].is_number())
+    title += " · " + site_.format_time(v, r["starts_at"].get<std::int64_t>());
+  if (k.name == "offers" && r["currency"].is_string())
+    title += " " + r["currency"].get<std::string>();
+  if (title.size() > 80) {
+    title = title.substr(0, utf8_prefix(title, 77)) + "…";
+  }
+  if (title.empty())
+    title = text(v, "kind_" + k.singular) + " " + std::to_string(r["id"].get<std::int64_t>());
+  return title;
+}
+
+// The text a ref cell shows: the name of what it points to, from the extras
+// the kind reads along (company_name…), else the bare id.
+static std::string ref_text(const Record& r, const Field& f) {
+  std::string base = f.name.substr(0, f.name.size() - 3);  // "company_id" -> "company"
+  for (const char* suffix : {"_name", "_role"}) {
+    auto it = r.find(base + suffix);
+    if (it != r.end() && it->is_string()) return it->get<std::string>();
+  }
+  if (base == "listing") {
+    auto it = r.find("listing_role");
+    if (it != r.end() && it->is_string()) return it->get<std::string>();
+  }
+  return "#" + std::to_string(r[f.name].get<std::int64_t>());
+}
+
+nlohmann::json RecordView::cells(const Visitor& v, const Kind& k, const Record& r,
+                                 bool listed_only) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Field& f : k.fields) {
+    if (listed_only && !f.listed) continue;
+    const nlohmann::json& value = r[f.name];
+    std::string shown_text =
+        f.type == FieldType::ref && value.is_number() ? ref_text(r, f) : shown(v, f, value);
+    out.push_back({{"label", label(v, k, f)},
+                   {"text", shown_text},
+                   {"href", ref_href(f, value)},
+                   {"long", f.type == FieldType::long_text}});
+  }
+  return out;
+}
+
+nlohmann::json RecordView::headings(const Visitor& v, const Kind& k) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Field& f : k.fields)
+    if (f.listed) out.push_back({{"label", label(v, k, f)}});
+  return out;
+}
+
+nlohmann::json RecordView::form_values(const Visitor& v, const Kind& k, const Record& r) const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const Field& f : k.fields) {
+    const nlohmann::json& value = r[f.name];
+    if (value.is_null()) {
+      out[f.name] = "";
+    } else if (f.type == FieldType::datetime) {
+      out[f.name] = format_local(value.get<std::int64_t>(), v.time_zone, "%Y-%m-%dT%H:%M");
+    } else if (value.is_number()) {
+      out[f.name] = std::to_string(value.get<std::int64_t>());
+    } else {
+      out[f.name] = value.get<std::string>();
+    }
+  }
+  return out;
+}
+
+nlohmann::json RecordView::choice_options(const Visitor& v, const std::string& field,
+                                          const std::vector<std::string>& values,
+                                          const std::string& selected) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string& value : values)
+    out.push_back({{"value", value},
+                   {"label", choice_label(v, field, value)},
+                   {"selected", value == selected}});
+  return out;
+}
+
+nlohmann::json RecordView::inputs(const Visitor& v, const Kind& k, const nlohmann::json& values,
+                                  const nlohmann::json& errors,
+                                  const std::vector<std::string>& only) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Field& f : k.fields) {
+    if (!f.writable) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
+    std::string value = values.value(f.name, std::string());
+    std::string error = errors.value(f.name, std::string());
+    nlohmann::json in = {{"name", f.name},
+                         {"id", "f-" + f.name},
+                         {"label", label(v, k, f)},
+                         {"value", value},
+                         {"error", error},
+                         {"has_error", !error.empty()},
+                         {"required", f.required},
+                         {"is_select", false},
+                         {"is_textarea", f.type == FieldType::long_text}};
+    std::string type = "text";
+    switch (f.type) {
+      case FieldType::email:
+        type = "email";
+        break;
+      case FieldType::url:
+        type = "url";
+        break;
+      case FieldType::integer:
+        type = "number";
+        break;
+      case FieldType::date:
+        type = "date";
+        break;
+      case FieldType::datetime:
+        type = "datetime-local";
+        break;
+      default:
+        break;
+    }
+    in["input_type"] = type;
+    if (f.type == FieldType::text || f.type == FieldType::long_text) in["maxlength"] = f.max_length;
+    if (f.type == FieldType::choice) {
+      in["is_select"] = true;
+      std::string selected = value.empty() && !f.choices.empty() ? f.choices.front() : value;
+      in["options"] = choice_options(v, f.name, f.choices, selected);
+    } else if (f.type == FieldType::ref) {
+      in["is_select"] = true;
+      nlohmann::json options = nlohmann::json::array();
+      if (!f.required)
+        options.push_back(
+            {{"value", ""}, {"label", text(v, "choice_none")}, {"selected", value.empty()}});
+      const Kind& target = domain::kind(f.ref_kind);
+      domain::ListQuery q;
+      q.tab = "all";
+      q.limit = 200;
+      for (const Record& r : records_.list(v.account.id, target, q).items) {
+        std::string id = std::to_string(r["id"].get<std::int64_t>());
+        options.push_back(
+            {{"value", id}, {"label", title_of(v, target, r)}, {"selected", id == value}});
+      }
+      in["options"] = std::move(options);
+    }
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+domain::Input RecordView::input(const Visitor& v, const Form& form, const Kind& k) const {
+  domain::Input in;
+  in.time_zone = v.time_zone;
+  in.from_form = true;
+  for (const Field& f : k.fields)
+    if (f.writable && form.has(f.name)) in.values[f.name] = form.get(f.name);
+  return in;
+}
+
+std::string safe_return(const std::string& wanted, const std::string& fallback) {
+  if (!wanted.empty() && wanted[0] == '/' &&
+      (wanted.size() == 1 || (wanted[1] != '/' && wanted[1] != '\\')) &&
+      wanted.find_first_of("\r\n") == std::string::npos)
+    return wanted;
+  return fallback;
+}
+
+std::optional<std::int64_t> path_id(const Request& r) { return parse_id(r.param("id")); }
+
+std::optional<std::int64_t> parse_id(const std::string& text) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v <= 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace peto::web

@@ -1,0 +1,80 @@
+// RecordView: turns domain records into what the record templates show, and
+// form submissions into domain input. Shared by the record pages, the
+// application pages and the dashboard so that a field is labelled, formatted
+// and typed in one way everywhere.
+//
+// Labels come from the catalogue: `field_<kind>_<name>` when a kind words a
+// field its own way ("Listing URL"), else `field_<name>`; choice values are
+// `choice_<field>_<value>`, timeline kinds `event_<kind>`. Times are shown
+// and typed in the visitor's time zone.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "domain/applications.h"
+#include "domain/records.h"
+#include "http/form.h"
+#include "pages/site.h"
+
+namespace peto::web {
+
+class RecordView {
+ public:
+  RecordView(Site& site, domain::Records& records) : site_(site), records_(records) {}
+
+  std::string text(const Visitor& v, const std::string& key) const;
+  std::string label(const Visitor& v, const domain::Kind& k, const domain::Field& f) const;
+  std::string choice_label(const Visitor& v, const std::string& field,
+                           const std::string& value) const;
+  // What names a record in links and headings.
+  std::string title_of(const Visitor& v, const domain::Kind& k, const domain::Record& r) const;
+  // One field's value as the reader sees it ("" for empty).
+  std::string shown(const Visitor& v, const domain::Field& f, const nlohmann::json& value) const;
+  // The href of a ref field's target, "" when empty.
+  static std::string ref_href(const domain::Field& f, const nlohmann::json& value);
+
+  // {label, text, href} for each field of a record (listed ones only when `listed_only`).
+  nlohmann::json cells(const Visitor& v, const domain::Kind& k, const domain::Record& r,
+                       bool listed_only) const;
+  // The table's column headings.
+  nlohmann::json headings(const Visitor& v, const domain::Kind& k) const;
+
+  // A record's values as a form shows them (strings; local datetimes).
+  nlohmann::json form_values(const Visitor& v, const domain::Kind& k,
+                             const domain::Record& r) const;
+  // The inputs of a form for kind `k`: {name, id, label, input_type, value,
+  // error, required, options[], is_select, is_textarea} each. `values` are
+  // strings as typed; `only` limits the fields (empty = every writable one).
+  nlohmann::json inputs(const Visitor& v, const domain::Kind& k, const nlohmann::json& values,
+                        const nlohmann::json& errors,
+                        const std::vector<std::string>& only = {}) const;
+  // A select of choices for a non-field form input (status, end reason…).
+  nlohmann::json choice_options(const Visitor& v, const std::string& field,
+                                const std::vector<std::string>& values,
+                                const std::string& selected) const;
+
+  // The form submission as domain input, in the visitor's time zone.
+  domain::Input input(const Visitor& v, const Form& form, const domain::Kind& k) const;
+
+  Site& site() const { return site_; }
+  domain::Records& records() const { return records_; }
+
+ private:
+  Site& site_;
+  domain::Records& records_;
+};
+
+// A local path to go back to after a form (`return_to`), else `fallback`.
+// Only paths on this site ("/x", never "//host" or "http:") are followed.
+std::string safe_return(const std::string& wanted, const std::string& fallback);
+// A record id written as text: a positive integer and nothing else.
+std::optional<std::int64_t> parse_id(const std::string& text);
+// The id in path parameter `id`, nullopt for anything else.
+std::optional<std::int64_t> path_id(const Request& r);
+// A record's id.
+inline std::int64_t id_of(const domain::Record& r) { return r["id"].get<std::int64_t>(); }
+
+}  // namespace peto::web

@@ -1,0 +1,276 @@
+#include "pages/site.h"
+
+#include <sodium.h>
+
+#include "core/log.h"
+#include "core/timezone.h"
+#include "http/form.h"
+#include "http/multipart.h"
+#include "notify/outbox.h"
+
+namespace peto::web {
+
+namespace {
+
+struct NavItem {
+  const char* key;
+  const char* href;
+};
+constexpr NavItem kNav[] = {
+    {"nav_dashboard", "/"},          {"nav_listings", "/listings"},
+    {"nav_captures", "/captures"},   {"nav_applications", "/applications"},
+    {"nav_reminders", "/reminders"}, {"nav_companies", "/companies"},
+    {"nav_contacts", "/contacts"},   {"nav_documents", "/documents"},
+    {"nav_profile", "/profile"},
+};
+
+bool in_section(const std::string& path, const std::string& href) {
+  if (href == "/") return path == "/";
+  return path == href || path.starts_with(href + "/");
+}
+
+bool unsafe_method(const std::string& method) {
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
+bool same_token(const std::string& a, const std::string& b) {
+  if (a.empty() || a.size() != b.size()) return false;
+  return sodium_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// The CSRF token the request carries: the header, else the form field.
+std::string sent_csrf(const Request& r) {
+  if (const std::string* h = r.header("X-CSRF-Token")) return *h;
+  // An upload form (http/multipart.h): its text fields, read in chunks.
+  if (const std::string* type = r.header("Content-Type");
+      type && !multipart_boundary(*type).empty()) {
+    Form fields;
+    if (!read_multipart(r, fields, nullptr)) return {};
+    return fields.get("csrf");
+  }
+  return Form::parse(r).get("csrf");
+}
+
+// The layout's bell: a link to /inbox with the unread count. One indexed
+// COUNT per page; a database without the inbox yet (or one that just failed)
+// shows the bell without a count rather than failing the page.
+nlohmann::json inbox_bell(store::Db& db, const Catalogue& catalogue, const Visitor& v) {
+  std::int64_t unread = 0;
+  try {
+    auto conn = db.acquire();
+    unread = notify::Outbox::unread(*conn, v.account.id);
+  } catch (const store::Error&) {
+    unread = 0;
+  }
+  std::string label = unread == 0   ? catalogue.text(v.language, "inbox_bell_none")
+                      : unread == 1 ? catalogue.text(v.language, "inbox_bell_one")
+                                    : catalogue.fill(v.language, "inbox_bell_other",
+                                                     {{"count", std::to_string(unread)}});
+  return {{"count", std::to_string(unread)}, {"has_unread", unread > 0}, {"label", label}};
+}
+
+void fill_title(nlohmann::json& data, const nlohmann::json& t, const std::string& page) {
+  if (data.contains("title")) return;
+  auto it = t.find("title_" + page);
+  data["title"] = it == t.end() ? std::string() : it->get<std::string>();
+}
+
+}  // namespace
+
+std::string cookie_value(const Request& r, std::string_view name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k.size() != 6 || strncasecmp(k.c_str(), "cookie", 6) != 0) continue;
+    std::string_view rest = v;
+    while (!rest.empty()) {
+      std::size_t semi = rest.find(';');
+      std::string_view item = rest.substr(0, semi);
+      rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      std::size_t eq = item.find('=');
+      if (eq != std::string_view::npos && item.substr(0, eq) == name) {
+        return std::string(item.substr(eq + 1));
+      }
+    }
+  }
+  return {};
+}
+
+std::string url_encode(std::string_view text) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+Site::Site(const SiteDeps& deps)
+    : deps_(deps),
+      templates_(deps.templates_dir,
+                 nlohmann::json{{"product", "peto"}, {"version", PETO_VERSION}}),
+      catalogue_(deps.locales_dir),
+      accounts_(std::make_unique<domain::Accounts>(*deps.db, *deps.clock)) {}
+
+Status Site::load() {
+  if (Status s = templates_.load(); !s) return s;
+  if (Status s = catalogue_.load(); !s) return s;
+  for (const std::string& lang : catalogue_.languages())
+    shared_[lang] = templates_.share({{"t", catalogue_.messages(lang)}, {"lang", lang}});
+  return Status::ok();
+}
+
+const Templates::Shared* Site::shared_for(const std::string& lang) const {
+  auto it = shared_.find(lang);
+  if (it == shared_.end()) it = shared_.find("en");
+  return it == shared_.end() ? nullptr : it->second.get();
+}
+
+std::optional<Visitor> Site::visitor(const Request& r) const {
+  std::string token = cookie_value(r, kSessionCookie);
+  if (token.empty()) return std::nullopt;
+  auto info = accounts_->session(token);
+  if (!info) return std::nullopt;
+  Visitor v;
+  v.language = catalogue_.choose(info->account.language, r.header("Accept-Language"));
+  v.time_zone = info->account.time_zone;
+  v.csrf_token = info->csrf_token;
+  v.account = std::move(info->account);
+  return v;
+}
+
+std::optional<Response> Site::refuse_without_session(const Request& r) const {
+  if (visitor(r)) return std::nullopt;
+  Response out = redirect("/signin?next=" + url_encode("/"));
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+Handler Site::signed_in(PageFn fn) const {
+  return [this, fn = std::move(fn)](Request& r) {
+    auto v = visitor(r);
+    if (!v) {
+      std::string next = r.method == "GET" ? r.target : std::string("/");
+      Response out = redirect("/signin?next=" + url_encode(next));
+      out.set_header("Cache-Control", "no-store");
+      return out;
+    }
+    Response out;
+    if (unsafe_method(r.method) && !same_token(sent_csrf(r), v->csrf_token)) {
+      const auto& t = catalogue_.messages(v->language);
+      out = render(r, *v, 403, "error",
+                   {{"title", t.value("error_csrf_title", "")},
+                    {"status", 403},
+                    {"detail", t.value("error_csrf", "")}});
+    } else {
+      out = fn(r, *v);
+    }
+    out.set_header("Cache-Control", "no-store");
+    return out;
+  };
+}
+
+Handler Site::admin_only(PageFn fn) const {
+  return signed_in([this, fn = std::move(fn)](Request& r, const Visitor& v) {
+    if (!v.account.is_admin) return not_found(r, v);
+    return fn(r, v);
+  });
+}
+
+Response Site::render(const Request& r, const Visitor& v, int status, const std::string& page,
+                      nlohmann::json data) const {
+  const nlohmann::json& t = catalogue_.messages(v.language);
+  data["lang"] = v.language;
+  data["csrf"] = v.csrf_token;
+  data["visitor"] = {{"email", v.account.email}, {"is_admin", v.account.is_admin}};
+  data["has_nav"] = true;
+  nlohmann::json nav = nlohmann::json::array();
+  for (const auto& item : kNav) {
+    nav.push_back({{"label", t.value(item.key, item.key)},
+                   {"href", item.href},
+                   {"current", in_section(r.path, item.href)}});
+  }
+  data["nav"] = std::move(nav);
+  data["bell"] = inbox_bell(*deps_.db, catalogue_, v);
+  data["bell"]["current"] = r.path == "/inbox";
+  fill_title(data, t, page);
+  return Response::html(status, templates_.render_page(page, data, shared_for(v.language)));
+}
+
+std::string Site::public_language(const Request& r) const {
+  return catalogue_.choose("", r.header("Accept-Language"));
+}
+
+Response Site::render_public(const Request& r, int status, const std::string& page,
+                             nlohmann::json data) const {
+  std::string lang = public_language(r);
+  const nlohmann::json& t = catalogue_.messages(lang);
+  data["lang"] = lang;
+  data["has_nav"] = false;
+  fill_title(data, t, page);
+  return Response::html(status, templates_.render_page(page, data, shared_for(lang)));
+}
+
+Response Site::not_found(const Request& r, const Visitor& v) const {
+  const auto& t = catalogue_.messages(v.language);
+  return render(r, v, 404, "error",
+                {{"title", t.value("error_not_found_title", "")},
+                 {"status", 404},
+                 {"detail", t.value("error_not_found", "")}});
+}
+
+Response Site::not_found_public(const Request& r) const {
+  const auto& t = catalogue_.messages(public_language(r));
+  return render_public(r, 404, "error",
+                       {{"title", t.value("error_not_found_title", "")},
+                        {"status", 404},
+                        {"detail", t.value("error_not_found", "")}});
+}
+
+ErrorPage Site::error_page() const {
+  return [this](const Request& r, int status, const std::string& title, const std::string& detail) {
+    try {
+      nlohmann::json data = {{"title", title}, {"status", status}, {"detail", detail}};
+      std::optional<Visitor> v;
+      try {
+        v = visitor(r);
+      } catch (const std::exception&) {
+        // The database may be what failed: the page goes out without a session.
+      }
+      return v ? render(r, *v, status, "error", data) : render_public(r, status, "error", data);
+    } catch (const std::exception& e) {
+      log::error("web", "error page failed", {{"error", e.what()}});
+      return plain_error_page(r, status, title, detail);
+    }
+  };
+}
+
+Response Site::redirect(const std::string& location) {
+  Response r;
+  r.status = 303;
+  r.set_header("Location", location);
+  r.set_header("Content-Type", "text/plain; charset=utf-8");
+  r.body = "See " + location + "\n";
+  return r;
+}
+
+std::string Site::format_time(const Visitor& v, std::int64_t utc_ms) const {
+  return format_local(utc_ms, v.time_zone);
+}
+
+nlohmann::json Site::error_texts(const Visitor* v, const Request& r,
+                                 const domain::FieldErrors& errors) const {
+  std::string lang = v != nullptr ? v->language : public_language(r);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [field, message] : errors.by_field) {
+    out[field] = catalogue_.text(lang, message);
+  }
+  return out;
+}
+
+}  // namespace peto::web
