@@ -5,8 +5,6 @@
 #include "app/signals.h"
 #include "core/log.h"
 #include "engine/pass.h"
-#include "engine/queue.h"
-#include "media/backups.h"
 #include "steps/all.h"
 
 namespace peto::app {
@@ -19,41 +17,12 @@ std::string minute_prefix(Millis ms) {
   return minute;
 }
 
-// Outside the pass lease (docs/SPEC.md §3.2): the scheduled backup, when due. It
-// never fails the pass; returns a summary line ("" for none).
-std::string start_backup_if_due(App& app) {
-  try {
-    std::function<bool()> enqueue;
-    if (app.config.background_work)
-      enqueue = [&app] {
-        engine::Queue(*app.db, *app.clock).enqueue(engine::NewTask(media::kScheduledBackupTask));
-        return true;
-      };
-    switch (media::start_scheduled_backup(app.config, *app.db, *app.clock, enqueue)) {
-      case media::ScheduledStart::enqueued:
-        return "backup queued";
-      case media::ScheduledStart::ran:
-        return "backup written";
-      case media::ScheduledStart::failed:
-        return "backup failed (see the log)";
-      default:
-        return "";
-    }
-  } catch (const std::exception& e) {
-    log::error("backup", "Could not start the scheduled backup", {{"error", e.what()}});
-    return "";
-  }
-}
-
 engine::Scheduler make_scheduler(App& app, const ScheduleOptions& o) {
   engine::Scheduler::Options opts;
   opts.every = std::chrono::seconds(o.every_s);
   opts.sync_budget = std::chrono::seconds(o.sync_budget_s);
   opts.heartbeat_path = app.config.scheduler_heartbeat();
-  opts.after_lease = [&app] {
-    std::string line = start_backup_if_due(app);
-    return line.empty() ? std::vector<std::string>{} : std::vector<std::string>{line};
-  };
+  opts.after_lease = steps::after_lease();
   return engine::Scheduler(*app.db, *app.clock, app.config, opts, steps::all());
 }
 
@@ -72,10 +41,10 @@ bool run_and_report(engine::Scheduler& scheduler, const ScheduleOptions& o) {
     std::cout << report.to_json().dump() << std::endl;
   } else if (report.outcome == engine::PassReport::Outcome::skipped) {
     std::cout << "Another scheduler is mid-pass; leaving this one to it." << std::endl;
-    for (const auto& line : report.after_lines)
+    for (const auto& line : report.summary_lines())
       std::cout << minute_prefix(report.started_at) << " " << line << std::endl;
   } else {
-    auto lines = report.summary_lines(scheduler.steps());
+    auto lines = report.summary_lines();
     for (const auto& line : lines)
       std::cout << minute_prefix(report.started_at) << " " << line << "\n";
     if (lines.empty() && !o.loop && report.outcome == engine::PassReport::Outcome::ran)

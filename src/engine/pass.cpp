@@ -24,25 +24,27 @@ const char* outcome_name(PassReport::Outcome o) {
   }
 }
 
+nlohmann::json step_json(const StepReport& s) {
+  nlohmann::json step = {{"id", s.id}, {"duration_ms", s.ms}, {"counts", s.counts}};
+  if (s.failed) step["error"] = s.error;
+  return step;
+}
+
 }  // namespace
 
 bool PassReport::all_zero() const {
-  for (const auto& s : steps)
-    for (const auto& [k, v] : s.counts)
-      if (v != 0) return false;
+  for (const auto* list : {&steps, &after_lease})
+    for (const auto& s : *list)
+      for (const auto& [k, v] : s.counts)
+        if (v != 0) return false;
   return true;
 }
 
-std::vector<std::string> PassReport::summary_lines(
-    const std::vector<std::unique_ptr<Step>>& all) const {
+std::vector<std::string> PassReport::summary_lines() const {
   std::vector<std::string> lines;
-  for (const auto& report : steps) {
-    for (const auto& step : all) {
-      if (step->id() != report.id) continue;
-      for (auto& line : step->summary(report.counts)) lines.push_back(std::move(line));
-    }
-  }
-  for (const auto& line : after_lines) lines.push_back(line);
+  for (const auto* list : {&steps, &after_lease})
+    for (const auto& report : *list)
+      lines.insert(lines.end(), report.summary.begin(), report.summary.end());
   return lines;
 }
 
@@ -50,12 +52,11 @@ nlohmann::json PassReport::to_json() const {
   nlohmann::json j = {{"pass_id", pass_id}, {"outcome", outcome_name(outcome)},
                       {"epoch", epoch},     {"started_at", format_time(started_at)},
                       {"duration_ms", ms},  {"steps", nlohmann::json::array()}};
-  for (const auto& s : steps) {
-    nlohmann::json step = {{"id", s.id}, {"duration_ms", s.ms}, {"counts", s.counts}};
-    if (s.failed) step["error"] = s.error;
-    j["steps"].push_back(std::move(step));
+  for (const auto& s : steps) j["steps"].push_back(step_json(s));
+  if (!after_lease.empty()) {
+    j["after_lease"] = nlohmann::json::array();
+    for (const auto& s : after_lease) j["after_lease"].push_back(step_json(s));
   }
-  if (!after_lines.empty()) j["after_lease"] = after_lines;
   return j;
 }
 
@@ -80,7 +81,9 @@ StepReport Scheduler::run_step(Step& step, PassContext& ctx) {
   report.id = std::string(step.id());
   auto start = clock_.mono();
   try {
-    report.counts = step.run(ctx);
+    StepResult result = step.run(ctx);
+    report.counts = result.counts();
+    report.summary = result.summary();
   } catch (const std::exception& e) {
     report.failed = true;
     report.error = e.what();
@@ -100,7 +103,9 @@ PassReport Scheduler::run_pass() {
   const auto ttl = lease_ttl();
 
   auto after_lease = [&] {
-    if (options_.after_lease) report.after_lines = options_.after_lease();
+    PassContext outside{db_, cache_, clock_, config_, options_.sync_budget, report.pass_id};
+    for (const auto& step : options_.after_lease)
+      report.after_lease.push_back(run_step(*step, outside));
   };
   const Millis asked_at = clock_.now_ms();
   auto held = lease_.acquire(ttl);

@@ -28,7 +28,8 @@ namespace peto::engine {
 
 struct StepReport {
   std::string id;
-  Counts counts;
+  Counts counts;                     // every figure of the step's Result
+  std::vector<std::string> summary;  // Result::summary()
   double ms = 0;
   bool failed = false;
   std::string error;
@@ -42,13 +43,13 @@ struct PassReport {
   Millis started_at = 0;
   double ms = 0;
   std::vector<StepReport> steps;
-  // The lines of the work done after the lease was released (the scheduled
-  // backup); they join the summary.
-  std::vector<std::string> after_lines;
+  // The steps run outside the lease, after it was released or not taken
+  // (the scheduled backup).
+  std::vector<StepReport> after_lease;
 
   bool all_zero() const;
-  // The summary lines of the steps that ran (each only when non-zero).
-  std::vector<std::string> summary_lines(const std::vector<std::unique_ptr<Step>>& all) const;
+  // The summary lines of the steps that ran, those outside the lease last.
+  std::vector<std::string> summary_lines() const;
   nlohmann::json to_json() const;
 };
 
@@ -58,10 +59,11 @@ class Scheduler {
     std::chrono::seconds every{300};  // floors at 10 s
     std::chrono::milliseconds sync_budget{120'000};
     std::string heartbeat_path;  // empty: none written
-    // Work that runs outside the lease, after it is released (or not taken)
-    // and before the heartbeat: the scheduled backup (docs/SPEC.md §3.2). It claims
-    // its own work; its lines join the summary. It must not throw.
-    std::function<std::vector<std::string>()> after_lease;
+    // Steps that run outside the lease, after it is released (or not taken)
+    // and before the heartbeat: the scheduled backup (docs/SPEC.md §3.2). They
+    // claim their own work; their reports join the pass's. One that throws is
+    // logged and does not fail the pass.
+    std::vector<std::shared_ptr<Step>> after_lease;
   };
   // Test hooks: called with the epoch right after the lease is taken and
   // right before it is released; `confirmed` after the lease was taken or

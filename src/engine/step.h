@@ -1,7 +1,8 @@
 // Step: one piece of a scheduler pass, and the context it runs in.
 //
-// A step is a small class with one entry point, run(ctx), returning the
-// counts of what it did. It claims its own rows (a conditional UPDATE on the
+// A step is a small class with one entry point, run(ctx), returning what it
+// did as a StepResult: a count per declared Figure, which also says how the pass
+// summary words it. It claims its own rows (a conditional UPDATE on the
 // value it read), so two schedulers running it at once never do an item
 // twice; it handles each item's error itself, so one bad item never stops the
 // others. An exception escaping run() fails the step: the pass logs it with
@@ -31,21 +32,44 @@ namespace peto::engine {
 // Named counts, e.g. {"checked", 25}, {"damaged", 1}. Absent means zero.
 using Counts = std::map<std::string, std::int64_t>;
 
-// The count of `key`, 0 when absent.
-inline std::int64_t count_of(const Counts& counts, const std::string& key) {
-  auto it = counts.find(key);
-  return it == counts.end() ? 0 : it->second;
-}
+// One figure a step reports: its key (in --json, in /metrics and to tests)
+// and, when the pass summary shows it, its words for one and for many, where
+// "{n}" stands for the count: {"sent", "{n} notice delivered", "{n} notices
+// delivered"}. A figure without words is counted but never summarised.
+struct Figure {
+  std::string_view key;
+  std::string_view one = {};
+  std::string_view many = {};
+};
 
-// The usual summary: "<n> <words>" for each (key, words) whose count is not
-// zero, in the order given.
-inline std::vector<std::string> summary_lines(
-    const Counts& counts, std::initializer_list<std::pair<const char*, const char*>> lines) {
-  std::vector<std::string> out;
-  for (const auto& [key, words] : lines)
-    if (auto n = count_of(counts, key); n != 0) out.push_back(std::to_string(n) + " " + words);
-  return out;
-}
+// What a step did: a count per figure, in the order the step declares them.
+//
+//   static constexpr engine::Figure kSent{"sent", "{n} copy sent", "{n} copies sent"};
+//   engine::StepResult result{kSent, kFailed};
+//   result.add(kSent);
+//
+// The one summary writer of every step is summary(): a line per non-zero
+// figure that has words, in declaration order.
+class StepResult {
+ public:
+  StepResult() = default;
+  StepResult(std::initializer_list<Figure> declared);
+
+  // Adds n to `f` (declared or not; an undeclared one goes last).
+  void add(const Figure& f, std::int64_t n = 1);
+  // Adds every count of `other` (the per-thread results of one step).
+  void merge(const StepResult& other);
+  std::int64_t operator[](std::string_view key) const;
+  std::int64_t operator[](const Figure& f) const { return (*this)[f.key]; }
+
+  // key -> count, zeros included, for --json and /metrics.
+  Counts counts() const;
+  std::vector<std::string> summary() const;
+  bool all_zero() const;
+
+ private:
+  std::vector<std::pair<Figure, std::int64_t>> figures_;
+};
 
 // Time for starting new work, measured on the monotonic clock.
 class Budget {
@@ -78,10 +102,7 @@ class Step {
   virtual ~Step() = default;
   // A stable name for logs, metrics and --json ("scrub", "sweep" …).
   virtual std::string_view id() const = 0;
-  virtual Counts run(PassContext& ctx) = 0;
-  // The lines this step adds to the pass summary for these counts; each line
-  // only when its figure is non-zero.
-  virtual std::vector<std::string> summary(const Counts&) const { return {}; }
+  virtual StepResult run(PassContext& ctx) = 0;
 };
 
 }  // namespace peto::engine

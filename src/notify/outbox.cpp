@@ -142,6 +142,16 @@ int announce_event(store::Conn& conn, Millis at, std::int64_t owner, std::string
 
 namespace {
 
+constexpr engine::Figure kSent{"sent", "{n} notice delivered", "{n} notices delivered"};
+constexpr engine::Figure kFailed{"failed", "{n} delivery failed (will retry)",
+                                 "{n} deliveries failed (will retry)"};
+constexpr engine::Figure kGivenUp{"given_up", "{n} delivery given up", "{n} deliveries given up"};
+constexpr engine::Figure kRetired{"retired", "{n} connection switched off as unusable",
+                                  "{n} connections switched off as unusable"};
+constexpr engine::Figure kErrors{"errors"};
+
+engine::StepResult delivery_result() { return {kSent, kFailed, kGivenUp, kRetired, kErrors}; }
+
 struct Claimed {
   std::int64_t id;
   Millis lease;  // the next_attempt_at the claim wrote; the outcome is written only on it
@@ -151,7 +161,7 @@ struct Claimed {
 // failure of the other side.
 void deliver_one(store::Db& db, const plugin::ConnectionState& connections,
                  const net::HttpClient& http, const Config& config, const Clock& clock,
-                 const Claimed& claim, engine::Counts& counts) {
+                 const Claimed& claim, engine::StepResult& result_of_step) {
   auto conn = db.acquire();
   auto rows = conn->query(
       "SELECT d.owner_id, d.connection_id, d.body, d.attempts, c.plugin, u.email, u.language,"
@@ -209,7 +219,7 @@ void deliver_one(store::Db& db, const plugin::ConnectionState& connections,
     if (written.affected == 0 || !connection_id) return;  // another process took it over
     if (result.outcome == O::unusable) {
       connections.retire(c, *connection_id, result.message, result.keep_secrets);
-      ++counts["retired"];
+      result_of_step.add(kRetired);
     } else {
       connections.record(c, *connection_id, result.outcome == O::sent, result.message);
     }
@@ -220,14 +230,14 @@ void deliver_one(store::Db& db, const plugin::ConnectionState& connections,
                {"attempt", attempts},
                {"outcome", result.outcome_name()},
                {"error", result.message}});
-  ++counts[status];
+  result_of_step.add(status == "sent" ? kSent : status == "failed" ? kFailed : kGivenUp);
 }
 
 }  // namespace
 
-engine::Counts Outbox::deliver_due(store::Db& db, const net::HttpClient& http,
-                                   const engine::Budget& budget) const {
-  engine::Counts counts;
+engine::StepResult Outbox::deliver_due(store::Db& db, const net::HttpClient& http,
+                                       const engine::Budget& budget) const {
+  engine::StepResult counts = delivery_result();
   plugin::ConnectionState connections(clock_, config_);
   for (;;) {
     if (budget.spent()) break;
@@ -247,7 +257,7 @@ engine::Counts Outbox::deliver_due(store::Db& db, const net::HttpClient& http,
     std::atomic<std::size_t> next{0};
     std::mutex merge;
     auto sender = [&] {
-      engine::Counts mine;
+      engine::StepResult mine = delivery_result();
       for (std::size_t i; (i = next++) < due.size() && !budget.spent();) {
         const auto& row = due[i];
         Claimed claim{row.int_at(0), clock_.now_ms() + kSendingLeaseMs};
@@ -262,11 +272,11 @@ engine::Counts Outbox::deliver_due(store::Db& db, const net::HttpClient& http,
         } catch (const std::exception& e) {
           // The database failed under this row: its lease brings it back.
           log::error("notify", "delivery failed", {{"delivery", claim.id}, {"error", e.what()}});
-          ++mine["errors"];
+          mine.add(kErrors);
         }
       }
       std::lock_guard lock(merge);
-      for (const auto& [k, v] : mine) counts[k] += v;
+      counts.merge(mine);
     };
     std::vector<std::thread> helpers;
     for (std::size_t t = 1; t < std::min<std::size_t>(kSendThreads, due.size()); ++t)

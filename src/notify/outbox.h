@@ -110,9 +110,9 @@ class Outbox {
   static int announce_all_at(store::Conn& conn, const std::vector<Announcement>& all, Millis now);
 
   // One run of the delivery step: batches until nothing is due or `budget`
-  // is spent. Counts: sent, failed (will retry), given_up, retired.
-  engine::Counts deliver_due(store::Db& db, const net::HttpClient& http,
-                             const engine::Budget& budget) const;
+  // is spent. Figures: sent, failed (will retry), given_up, retired, errors.
+  engine::StepResult deliver_due(store::Db& db, const net::HttpClient& http,
+                                 const engine::Budget& budget) const;
 
   // Deletes sent and given-up deliveries older than 7 days, inbox notices
   // older than 7 days and those shown more than a day ago. Returns rows deleted.

@@ -1,6 +1,7 @@
 #include "steps/all.h"
 
 #include "media/uploads.h"
+#include "steps/backup.h"
 #include "steps/closing.h"
 #include "steps/copies.h"
 #include "steps/deliveries.h"
@@ -28,5 +29,7 @@ std::vector<std::unique_ptr<engine::Step>> all() {
   list.push_back(std::make_unique<Purge>());
   return list;
 }
+
+std::vector<std::shared_ptr<engine::Step>> after_lease() { return {std::make_shared<Backup>()}; }
 
 }  // namespace peto::steps

@@ -9,5 +9,7 @@
 namespace peto::steps {
 
 std::vector<std::unique_ptr<engine::Step>> all();
+// The steps that run outside the pass lease, after it (the scheduled backup).
+std::vector<std::shared_ptr<engine::Step>> after_lease();
 
 }  // namespace peto::steps

@@ -10,6 +10,10 @@ namespace peto::steps {
 
 namespace {
 
+constexpr engine::Figure kListings{"listings", "{n} closing listing announced",
+                                   "{n} closing listings announced"};
+constexpr engine::Figure kErrors{"errors"};
+
 std::string add_days(const std::string& date, int days) {
   auto ms = parse_date_utc_ms(date);
   if (!ms) return date;
@@ -18,9 +22,9 @@ std::string add_days(const std::string& date, int days) {
 
 }  // namespace
 
-engine::Counts Closing::run(engine::PassContext& ctx) {
+engine::StepResult Closing::run(engine::PassContext& ctx) {
   using notify::Outbox;
-  engine::Counts counts;
+  engine::StepResult result{kListings, kErrors};
   Outbox outbox(ctx.clock, ctx.config);
   Millis now = ctx.clock.now_ms();
   // Yesterday in UTC is on or before today everywhere: a cheap first cut.
@@ -48,18 +52,14 @@ engine::Counts Closing::run(engine::PassContext& ctx) {
                         targets[to.id]);
         return static_cast<std::int64_t>(items.size());
       });
-      counts["listings"] += told;
+      result.add(kListings, told);
     } catch (const store::Error& e) {
       log::error("scheduler", "closing announcement failed",
                  {{"owner", owner.id}, {"error", e.what()}});
-      ++counts["errors"];
+      result.add(kErrors);
     }
   }
-  return counts;
-}
-
-std::vector<std::string> Closing::summary(const engine::Counts& c) const {
-  return engine::summary_lines(c, {{"listings", "closing listings announced"}});
+  return result;
 }
 
 }  // namespace peto::steps

@@ -15,8 +15,7 @@ namespace peto::steps {
 class Closing final : public engine::Step {
  public:
   std::string_view id() const override { return "closing"; }
-  engine::Counts run(engine::PassContext& ctx) override;
-  std::vector<std::string> summary(const engine::Counts& c) const override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 };
 
 }  // namespace peto::steps

@@ -6,15 +6,23 @@
 
 namespace peto::steps {
 
-engine::Counts Copies::run(engine::PassContext& ctx) {
+namespace {
+constexpr engine::Figure kSent{"sent", "{n} document copy sent", "{n} document copies sent"};
+constexpr engine::Figure kFailed{"failed", "{n} document copy failed",
+                                 "{n} document copies failed"};
+constexpr engine::Figure kLeft{"left"};
+constexpr engine::Figure kErrors{"errors"};
+}  // namespace
+
+engine::StepResult Copies::run(engine::PassContext& ctx) {
   static const net::HttpClient http;
   media::Copies copies(ctx.db, ctx.clock, ctx.config, http);
-  engine::Counts counts;
+  engine::StepResult result{kSent, kFailed, kLeft, kErrors};
   auto budget = ctx.budget(kBudget);
   auto due = copies.due();
   for (std::size_t i = 0; i < due.size(); ++i) {
     if (budget.spent()) {
-      counts["left"] += static_cast<std::int64_t>(due.size() - i);
+      result.add(kLeft, static_cast<std::int64_t>(due.size() - i));
       break;
     }
     std::int64_t id = due[i];
@@ -23,28 +31,16 @@ engine::Counts Copies::run(engine::PassContext& ctx) {
       if (!claim) continue;  // another sender has it
       auto outcome = copies.attempt(id, *claim);
       if (outcome == media::CopyOutcome::sent)
-        ++counts["sent"];
+        result.add(kSent);
       else if (outcome != media::CopyOutcome::busy)
-        ++counts["failed"];
+        result.add(kFailed);
     } catch (const std::exception& e) {
       // The database failed under this copy: its claim brings it back in 15 minutes.
       log::error("copies", "copy failed", {{"copy", id}, {"error", e.what()}});
-      ++counts["errors"];
+      result.add(kErrors);
     }
   }
-  return counts;
-}
-
-std::vector<std::string> Copies::summary(const engine::Counts& c) const {
-  std::vector<std::string> lines;
-  auto sent = engine::count_of(c, "sent");
-  auto failed = engine::count_of(c, "failed");
-  std::string line;
-  if (sent) line = std::to_string(sent) + " document copies sent";
-  if (failed) line += (line.empty() ? "" : ", ") + std::to_string(failed) + " failed";
-  if (failed && !sent) line = std::to_string(failed) + " document copies failed";
-  if (!line.empty()) lines.push_back(line);
-  return lines;
+  return result;
 }
 
 }  // namespace peto::steps

@@ -11,8 +11,7 @@ class Deliveries final : public engine::Step {
  public:
   static constexpr auto kBudget = std::chrono::seconds(60);
   std::string_view id() const override { return "deliveries"; }
-  engine::Counts run(engine::PassContext& ctx) override;
-  std::vector<std::string> summary(const engine::Counts& c) const override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 };
 
 }  // namespace peto::steps

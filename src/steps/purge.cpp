@@ -5,11 +5,21 @@
 
 namespace peto::steps {
 
-engine::Counts Purge::run(engine::PassContext& ctx) {
-  if (!engine::take_gate(ctx.cache, "purge")) return {};
+namespace {
+constexpr engine::Figure kPurged{"purged"};
+constexpr engine::Figure kIdempotencyKeys{"idempotency_keys"};
+constexpr engine::Figure kRuns{"runs"};
+}  // namespace
+
+engine::StepResult Purge::run(engine::PassContext& ctx) {
+  engine::StepResult result{kPurged, kIdempotencyKeys, kRuns};
+  if (!engine::take_gate(ctx.cache, "purge")) return result;
   const std::int64_t cutoff = ctx.clock.now_ms() - domain::kIdempotencyHours * 3600 * 1000;
   auto keys = domain::ApiTokens::purge_idempotency(ctx.db, cutoff);
-  return {{"purged", ctx.cache.purge_expired()}, {"idempotency_keys", keys}, {"runs", 1}};
+  result.add(kPurged, ctx.cache.purge_expired());
+  result.add(kIdempotencyKeys, keys);
+  result.add(kRuns);
+  return result;
 }
 
 }  // namespace peto::steps

@@ -13,7 +13,7 @@ namespace peto::steps {
 class Purge final : public engine::Step {
  public:
   std::string_view id() const override { return "purge"; }
-  engine::Counts run(engine::PassContext& ctx) override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 };
 
 }  // namespace peto::steps

@@ -7,9 +7,16 @@
 
 namespace peto::steps {
 
-engine::Counts Quiet::run(engine::PassContext& ctx) {
+namespace {
+constexpr engine::Figure kApplications{"applications", "{n} quiet application announced",
+                                       "{n} quiet applications announced"};
+constexpr engine::Figure kMessages{"messages"};
+constexpr engine::Figure kErrors{"errors"};
+}  // namespace
+
+engine::StepResult Quiet::run(engine::PassContext& ctx) {
   using notify::Outbox;
-  engine::Counts counts;
+  engine::StepResult result{kApplications, kMessages, kErrors};
   Outbox outbox(ctx.clock, ctx.config);
   Millis now = ctx.clock.now_ms();
   auto conn = ctx.db.acquire();
@@ -35,19 +42,15 @@ engine::Counts Quiet::run(engine::PassContext& ctx) {
                         targets[to.id]);
         return static_cast<std::int64_t>(items.size());
       });
-      counts["applications"] += told;
-      if (told > 0) ++counts["messages"];
+      result.add(kApplications, told);
+      if (told > 0) result.add(kMessages);
     } catch (const store::Error& e) {
       log::error("scheduler", "gone-quiet announcement failed",
                  {{"owner", owner.id}, {"error", e.what()}});
-      ++counts["errors"];
+      result.add(kErrors);
     }
   }
-  return counts;
-}
-
-std::vector<std::string> Quiet::summary(const engine::Counts& c) const {
-  return engine::summary_lines(c, {{"applications", "quiet applications announced"}});
+  return result;
 }
 
 }  // namespace peto::steps

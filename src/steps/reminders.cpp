@@ -6,9 +6,14 @@
 
 namespace peto::steps {
 
-engine::Counts Reminders::run(engine::PassContext& ctx) {
+namespace {
+constexpr engine::Figure kAnnounced{"announced", "{n} reminder announced",
+                                    "{n} reminders announced"};
+}  // namespace
+
+engine::StepResult Reminders::run(engine::PassContext& ctx) {
   using notify::Outbox;
-  engine::Counts counts;
+  engine::StepResult result{kAnnounced};
   Outbox outbox(ctx.clock, ctx.config);
   auto budget = ctx.budget(std::chrono::seconds(60));
   auto conn = ctx.db.acquire();
@@ -44,14 +49,10 @@ engine::Counts Reminders::run(engine::PassContext& ctx) {
       outbox.announce_all(c, batch);
       return static_cast<std::int64_t>(batch.size());
     });
-    counts["announced"] += announced;
+    result.add(kAnnounced, announced);
     if (due.size() < static_cast<std::size_t>(kPerTransaction)) break;
   }
-  return counts;
-}
-
-std::vector<std::string> Reminders::summary(const engine::Counts& c) const {
-  return engine::summary_lines(c, {{"announced", "reminders announced"}});
+  return result;
 }
 
 }  // namespace peto::steps

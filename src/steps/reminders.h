@@ -18,8 +18,7 @@ class Reminders final : public engine::Step {
  public:
   static constexpr int kPerTransaction = 500;
   std::string_view id() const override { return "reminders"; }
-  engine::Counts run(engine::PassContext& ctx) override;
-  std::vector<std::string> summary(const engine::Counts& c) const override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 };
 
 }  // namespace peto::steps

@@ -14,8 +14,7 @@ class Scrub final : public engine::Step {
  public:
   static constexpr int kSlice = 25;
   std::string_view id() const override { return "scrub"; }
-  engine::Counts run(engine::PassContext& ctx) override;
-  std::vector<std::string> summary(const engine::Counts& c) const override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 };
 
 }  // namespace peto::steps

@@ -9,7 +9,12 @@ namespace peto::steps {
 
 namespace fs = std::filesystem;
 
-namespace {}  // namespace
+namespace {
+constexpr engine::Figure kRemoved{"removed", "{n} file no record names was removed",
+                                  "{n} files no record names were removed"};
+constexpr engine::Figure kKept{"kept"};
+constexpr engine::Figure kWalks{"walks"};
+}  // namespace
 
 std::optional<Millis> mtime_ms(const fs::path& p) {
   std::error_code ec;
@@ -51,18 +56,16 @@ SweepResult sweep_media(store::Db& db, const std::vector<media::FileColumn>& col
   return result;
 }
 
-engine::Counts Sweep::run(engine::PassContext& ctx) {
-  if (!ctx.config.media_sweep) return {};
-  if (!engine::take_gate(ctx.cache, "sweep")) return {};
+engine::StepResult Sweep::run(engine::PassContext& ctx) {
+  engine::StepResult result{kRemoved, kKept, kWalks};
+  if (!ctx.config.media_sweep) return result;
+  if (!engine::take_gate(ctx.cache, "sweep")) return result;
   Millis grace = static_cast<Millis>(std::max(1, ctx.config.media_sweep_grace_hours)) * 3'600'000;
   auto r = sweep_media(ctx.db, columns_, ctx.config.media_dir(), ctx.clock.now_ms(), grace, true);
-  return {{"removed", static_cast<std::int64_t>(r.removed.size())},
-          {"kept", r.kept},
-          {"walks", r.walks}};
-}
-
-std::vector<std::string> Sweep::summary(const engine::Counts& c) const {
-  return engine::summary_lines(c, {{"removed", "files no record names were removed"}});
+  result.add(kRemoved, static_cast<std::int64_t>(r.removed.size()));
+  result.add(kKept, r.kept);
+  result.add(kWalks, r.walks);
+  return result;
 }
 
 }  // namespace peto::steps

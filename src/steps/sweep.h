@@ -36,8 +36,7 @@ class Sweep final : public engine::Step {
  public:
   explicit Sweep(std::vector<media::FileColumn> columns) : columns_(std::move(columns)) {}
   std::string_view id() const override { return "sweep"; }
-  engine::Counts run(engine::PassContext& ctx) override;
-  std::vector<std::string> summary(const engine::Counts& c) const override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 
  private:
   std::vector<media::FileColumn> columns_;

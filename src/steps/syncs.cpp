@@ -6,10 +6,17 @@
 
 namespace peto::steps {
 
-engine::Counts Syncs::run(engine::PassContext& ctx) {
+namespace {
+constexpr engine::Figure kRan{"ran", "{n} sync ran", "{n} syncs ran"};
+constexpr engine::Figure kFailed{"failed", "{n} sync failed", "{n} syncs failed"};
+constexpr engine::Figure kLeft{"left", "{n} sync waits for the next pass",
+                               "{n} syncs wait for the next pass"};
+}  // namespace
+
+engine::StepResult Syncs::run(engine::PassContext& ctx) {
   static const net::HttpClient http;
   sync::Syncs syncs(ctx.db, ctx.cache, ctx.clock, ctx.config, http);
-  engine::Counts counts;
+  engine::StepResult result{kRan, kFailed, kLeft};
   auto budget = ctx.budget(ctx.sync_budget);
   auto due = syncs.due();
   for (std::size_t i = 0; i < due.size(); ++i) {
@@ -18,7 +25,7 @@ engine::Counts Syncs::run(engine::PassContext& ctx) {
                 "Sync budget of " + std::to_string(budget.limit().count() / 1000) +
                     "s spent; the rest wait for the next pass",
                 {{"left", due.size() - i}});
-      counts["left"] += static_cast<std::int64_t>(due.size() - i);
+      result.add(kLeft, static_cast<std::int64_t>(due.size() - i));
       break;
     }
     try {
@@ -26,32 +33,20 @@ engine::Counts Syncs::run(engine::PassContext& ctx) {
         case sync::Syncs::Turn::claimed_elsewhere:
           break;
         case sync::Syncs::Turn::failed:
-          ++counts["failed"];
-          ++counts["ran"];
+          result.add(kFailed);
+          result.add(kRan);
           break;
         default:
-          ++counts["ran"];
+          result.add(kRan);
       }
     } catch (const std::exception& e) {
       // The database failed under this sync: it is due again after its interval.
       log::error("syncs", "sync failed", {{"connection", due[i].id}, {"error", e.what()}});
-      ++counts["failed"];
-      ++counts["ran"];
+      result.add(kFailed);
+      result.add(kRan);
     }
   }
-  return counts;
-}
-
-std::vector<std::string> Syncs::summary(const engine::Counts& c) const {
-  auto at = [&](const char* k) { return engine::count_of(c, k); };
-  std::vector<std::string> lines;
-  if (at("ran")) {
-    std::string line = std::to_string(at("ran")) + (at("ran") == 1 ? " sync ran" : " syncs ran");
-    if (at("failed")) line += ", " + std::to_string(at("failed")) + " failed";
-    lines.push_back(line);
-  }
-  if (at("left")) lines.push_back(std::to_string(at("left")) + " syncs wait for the next pass");
-  return lines;
+  return result;
 }
 
 }  // namespace peto::steps

@@ -57,28 +57,35 @@ std::int64_t remove_unrecorded_archives(store::Db& db, const std::string& export
   return remove_old_files(exports_dir, now, age, recorded, "an unrecorded export archive");
 }
 
-engine::Counts Upkeep::run(engine::PassContext& ctx) {
+engine::StepResult Upkeep::run(engine::PassContext& ctx) {
+  static constexpr engine::Figure kReaped{"reaped", "{n} finished task or errand removed",
+                                          "{n} finished tasks and errands removed"};
+  static constexpr engine::Figure kArchivesReaped{"archives_reaped",
+                                                  "{n} expired export archive removed",
+                                                  "{n} expired export archives removed"};
+  static constexpr engine::Figure kPagesExpired{"pages_expired", "{n} kept capture page expired",
+                                                "{n} kept capture pages expired"};
+  static constexpr engine::Figure kInterrupted{"interrupted", "{n} interrupted errand failed",
+                                               "{n} interrupted errands failed"};
+  static constexpr engine::Figure kTempRemoved{"temp_removed", "{n} stale temporary file removed",
+                                               "{n} stale temporary files removed"};
+  static constexpr engine::Figure kNoticesForgotten{"notices_forgotten"};
+  engine::StepResult result{kReaped,      kArchivesReaped, kPagesExpired,
+                            kInterrupted, kTempRemoved,    kNoticesForgotten};
   engine::Queue queue(ctx.db, ctx.clock);
-  engine::Counts c;
-  c["interrupted"] = queue.fail_interrupted_errands(kErrandTimeout);
-  c["reaped"] = queue.prune_finished(kKeepFinished);
-  c["pages_expired"] = capture::KeptPages(ctx.db, ctx.clock, ctx.config.pages_dir())
-                           .expire(ctx.config.capture_page_keep_days);
-  c["archives_reaped"] = media::reap_archives(ctx.db, ctx.config.exports_dir(), ctx.clock.now_ms());
-  c["archives_reaped"] += remove_unrecorded_archives(ctx.db, ctx.config.exports_dir(),
-                                                     ctx.clock.now_ms(), kStrayArchiveAge);
-  c["notices_forgotten"] = notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire());
-  c["temp_removed"] =
-      remove_stale_temp_files(ctx.config.data_dir + "/tmp", ctx.clock.now_ms(), kTempFileAge);
-  return c;
-}
-
-std::vector<std::string> Upkeep::summary(const engine::Counts& c) const {
-  return engine::summary_lines(c, {{"reaped", "finished tasks and errands removed"},
-                                   {"archives_reaped", "expired export archives removed"},
-                                   {"pages_expired", "kept capture pages expired"},
-                                   {"interrupted", "interrupted errands failed"},
-                                   {"temp_removed", "stale temporary files removed"}});
+  const Millis now = ctx.clock.now_ms();
+  result.add(kInterrupted, queue.fail_interrupted_errands(kErrandTimeout));
+  result.add(kReaped, queue.prune_finished(kKeepFinished));
+  result.add(kPagesExpired, capture::KeptPages(ctx.db, ctx.clock, ctx.config.pages_dir())
+                                .expire(ctx.config.capture_page_keep_days));
+  result.add(kArchivesReaped, media::reap_archives(ctx.db, ctx.config.exports_dir(), now));
+  result.add(kArchivesReaped,
+             remove_unrecorded_archives(ctx.db, ctx.config.exports_dir(), now, kStrayArchiveAge));
+  result.add(kNoticesForgotten,
+             notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire()));
+  result.add(kTempRemoved,
+             remove_stale_temp_files(ctx.config.data_dir + "/tmp", now, kTempFileAge));
+  return result;
 }
 
 }  // namespace peto::steps

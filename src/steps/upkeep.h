@@ -32,8 +32,7 @@ class Upkeep final : public engine::Step {
   static constexpr auto kTempFileAge = std::chrono::hours(24);
   static constexpr auto kStrayArchiveAge = std::chrono::hours(25);
   std::string_view id() const override { return "upkeep"; }
-  engine::Counts run(engine::PassContext& ctx) override;
-  std::vector<std::string> summary(const engine::Counts& c) const override;
+  engine::StepResult run(engine::PassContext& ctx) override;
 };
 
 }  // namespace peto::steps

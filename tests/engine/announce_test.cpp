@@ -91,7 +91,7 @@ class AnnounceTest : public testing::EngineTest {
   }
 
   Millis now() const { return clock_.now_ms(); }
-  engine::Counts run(engine::Step& step) {
+  engine::StepResult run(engine::Step& step) {
     store::Cache cache(db(), clock_);
     engine::PassContext ctx{db(), cache, clock_, config_, std::chrono::milliseconds(0), "test"};
     return step.run(ctx);
@@ -214,7 +214,7 @@ TEST_P(AnnounceTest, AFailingReceiverIsTriedEightTimesOnADoublingScheduleThenGiv
   std::vector<Millis> waits;
   for (int attempt = 1; attempt <= 8; ++attempt) {
     EXPECT_EQ(run(deliveries)[attempt < 8 ? "failed" : "given_up"], 1) << attempt;
-    EXPECT_EQ(run(deliveries).count("failed"), 0u) << "not due again at once";
+    EXPECT_EQ(run(deliveries)["failed"], 0) << "not due again at once";
     auto d = delivery(db().query("SELECT MAX(id) FROM deliveries")[0].int_at(0));
     EXPECT_EQ(d["attempts"], attempt);
     if (attempt < 8) {
@@ -270,10 +270,10 @@ TEST_P(AnnounceTest, WaitingRowsSpendNoAttemptsAndAGoneConnectionGivesUp) {
   steps::Deliveries deliveries;
   run(reminders);
   db().query("UPDATE connections SET enabled = 0 WHERE id = ?", {hook});
-  EXPECT_TRUE(run(deliveries).empty()) << "a switched-off connection's deliveries wait";
+  EXPECT_TRUE(run(deliveries).all_zero()) << "a switched-off connection's deliveries wait";
   db().query("UPDATE connections SET enabled = 1 WHERE id = ?", {hook});
   db().query("UPDATE users SET active = 0 WHERE id = ?", {ada});
-  EXPECT_TRUE(run(deliveries).empty()) << "an inactive owner's deliveries wait";
+  EXPECT_TRUE(run(deliveries).all_zero()) << "an inactive owner's deliveries wait";
   EXPECT_EQ(count("SELECT attempts FROM deliveries"), 0);
   db().query("UPDATE users SET active = 1 WHERE id = ?", {ada});
   connections::Connections(db(), clock_, config_).remove(ada, hook);
@@ -332,7 +332,7 @@ TEST_P(AnnounceTest, QuietStepQueryCountDoesNotGrowWithTheApplications) {
     EXPECT_EQ(counts["applications"], 3 * per_owner);
     EXPECT_EQ(counts["messages"], 3);
     before = db().statements_run();
-    EXPECT_TRUE(run(quiet).count("applications") == 0) << "nothing new the second time";
+    EXPECT_EQ(run(quiet)["applications"], 0) << "nothing new the second time";
     auto idle = db().statements_run() - before;
     for (auto owner : owners) {
       db().query("UPDATE users SET active = 0 WHERE id = ?", {owner});
@@ -366,7 +366,7 @@ TEST_P(AnnounceTest, QuietMessageNamesFiveThenCountsTheRestInTheOwnersLanguage) 
       "INSERT INTO application_events (application_id, kind, occurred_at, summary,"
       " created_at) VALUES (?, 'note', ?, 'chased', ?)",
       {app, now(), now()});
-  EXPECT_TRUE(run(quiet).empty());
+  EXPECT_TRUE(run(quiet).all_zero());
   clock_.advance(std::chrono::hours(24 * 22));
   EXPECT_EQ(run(quiet)["applications"], 1);
 }
@@ -386,7 +386,7 @@ TEST_P(AnnounceTest, ClosingListingsAreToldOncePerDateInTheOwnersCalendar) {
 
   steps::Closing closing;
   EXPECT_EQ(run(closing)["listings"], 1);
-  EXPECT_TRUE(run(closing).empty()) << "told once for this date";
+  EXPECT_TRUE(run(closing).all_zero()) << "told once for this date";
   db().query("UPDATE listings SET closes_on = '2026-12-04' WHERE id = ?", {soon});
   EXPECT_EQ(run(closing)["listings"], 1) << "a moved date is told again";
   EXPECT_EQ(count("SELECT COUNT(*) FROM inbox_notices WHERE event = 'posting_closing'"), 2);
@@ -456,7 +456,7 @@ TEST_P(AnnounceTest, AReminderMovedToAnotherTimeIsAnnouncedAgain) {
   moved.values = {{"due_at", now() + kDay}};
   ASSERT_TRUE(std::holds_alternative<domain::Record>(
       records.update(ada, domain::kind("reminders"), id, moved)));
-  EXPECT_TRUE(run(reminders).empty()) << "not before its new time";
+  EXPECT_TRUE(run(reminders).all_zero()) << "not before its new time";
   clock_.advance(std::chrono::hours(24));
   EXPECT_EQ(run(reminders)["announced"], 1);
   EXPECT_EQ(count("SELECT COUNT(*) FROM inbox_notices"), 2) << "two times, two keys";

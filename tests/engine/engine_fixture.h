@@ -29,21 +29,25 @@ class EngineTest : public BackendTest {
 };
 
 // A step made of a function, for tests.
+// A step made of a function that returns plain counts: each becomes a figure
+// without words (never in the summary). The keys live in the step until its
+// next run, as long as the pass reads the Result.
 class LambdaStep final : public engine::Step {
  public:
-  LambdaStep(std::string id, std::function<engine::Counts(engine::PassContext&)> fn,
-             std::function<std::vector<std::string>(const engine::Counts&)> summary = nullptr)
-      : id_(std::move(id)), fn_(std::move(fn)), summary_(std::move(summary)) {}
+  LambdaStep(std::string id, std::function<engine::Counts(engine::PassContext&)> fn)
+      : id_(std::move(id)), fn_(std::move(fn)) {}
   std::string_view id() const override { return id_; }
-  engine::Counts run(engine::PassContext& ctx) override { return fn_(ctx); }
-  std::vector<std::string> summary(const engine::Counts& c) const override {
-    return summary_ ? summary_(c) : std::vector<std::string>{};
+  engine::StepResult run(engine::PassContext& ctx) override {
+    last_ = fn_(ctx);
+    engine::StepResult result;
+    for (const auto& [key, n] : last_) result.add(engine::Figure{key}, n);
+    return result;
   }
 
  private:
   std::string id_;
   std::function<engine::Counts(engine::PassContext&)> fn_;
-  std::function<std::vector<std::string>(const engine::Counts&)> summary_;
+  engine::Counts last_;
 };
 
 template <typename... Steps>

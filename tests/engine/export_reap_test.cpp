@@ -41,8 +41,7 @@ TEST_P(ExportReapTest, UpkeepReapsExpiredArchivesRowAndFile) {
     if (step.id == "upkeep" && step.counts.count("archives_reaped"))
       reaped = step.counts.at("archives_reaped");
   EXPECT_EQ(reaped, 1);
-  EXPECT_EQ(r.summary_lines(s.steps()),
-            std::vector<std::string>{"1 expired export archives removed"});
+  EXPECT_EQ(r.summary_lines(), std::vector<std::string>{"1 expired export archive removed"});
   EXPECT_FALSE(fs::exists(fs::path(config_.exports_dir()) / "old.zip"));
   EXPECT_TRUE(fs::exists(fs::path(config_.exports_dir()) / "young.zip"));
   auto left = media::list_archives(db(), ana, clock_.now_ms());
@@ -71,8 +70,7 @@ TEST_P(ExportReapTest, UpkeepRemovesStaleSpooledBodies) {
                  std::chrono::system_clock::now().time_since_epoch())
                  .count());
   auto r = s.run_pass();
-  EXPECT_EQ(r.summary_lines(s.steps()),
-            std::vector<std::string>{"1 stale temporary files removed"});
+  EXPECT_EQ(r.summary_lines(), std::vector<std::string>{"1 stale temporary file removed"});
   EXPECT_FALSE(fs::exists(tmp / "upload-old"));
   EXPECT_TRUE(fs::exists(tmp / "upload-new"));
 }
@@ -104,8 +102,7 @@ TEST_P(ExportReapTest, UpkeepRemovesOldArchivesNoRowNames) {
   engine::Scheduler s(db(), clock_, config_, o,
                       testing::step_list(std::make_unique<steps::Upkeep>()));
   auto r = s.run_pass();
-  EXPECT_EQ(r.summary_lines(s.steps()),
-            std::vector<std::string>{"2 expired export archives removed"});
+  EXPECT_EQ(r.summary_lines(), std::vector<std::string>{"2 expired export archives removed"});
   EXPECT_FALSE(fs::exists(exports / "1-cut.zip.part"));
   EXPECT_FALSE(fs::exists(exports / "1-unrecorded.zip"));
   EXPECT_TRUE(fs::exists(exports / "1-recorded.zip"));

@@ -11,6 +11,21 @@
 namespace peto {
 namespace {
 
+// A step whose function returns a Result with worded figures.
+class WordedStep final : public engine::Step {
+ public:
+  WordedStep(std::string id, std::function<engine::StepResult()> fn)
+      : id_(std::move(id)), fn_(std::move(fn)) {}
+  std::string_view id() const override { return id_; }
+  engine::StepResult run(engine::PassContext&) override { return fn_(); }
+
+ private:
+  std::string id_;
+  std::function<engine::StepResult()> fn_;
+};
+
+constexpr engine::Figure kWritten{"written", "backup written", "{n} backups written"};
+
 using namespace std::chrono_literals;
 using testing::LambdaStep;
 using testing::step_list;
@@ -96,7 +111,7 @@ TEST_P(PassTest, HeldLeaseSkipsThePassWithoutHeartbeat) {
 TEST_P(PassTest, WorkOutsideTheLeaseRunsAfterReleaseAndBeforeTheHeartbeat) {
   auto o = options();
   std::vector<bool> lease_free_then;
-  o.after_lease = [&] {
+  o.after_lease.push_back(std::make_shared<WordedStep>("backup", [&] {
     if (lease_free_then.empty()) {
       EXPECT_FALSE(heartbeat_written()) << "the heartbeat comes after the work outside the lease";
     }
@@ -104,22 +119,26 @@ TEST_P(PassTest, WorkOutsideTheLeaseRunsAfterReleaseAndBeforeTheHeartbeat) {
     auto held = probe.acquire(60s);
     lease_free_then.push_back(held.has_value());
     if (held) probe.release(*held);
-    return std::vector<std::string>{"backup written"};
-  };
+    engine::StepResult r{kWritten};
+    r.add(kWritten);
+    return r;
+  }));
   engine::Scheduler s(db(), clock_, config_, o,
                       step_list(std::make_unique<LambdaStep>(
                           "a", [](engine::PassContext&) { return engine::Counts{}; })));
   auto report = s.run_pass();
   EXPECT_EQ(report.outcome, engine::PassReport::Outcome::ran);
   EXPECT_TRUE(heartbeat_written());
-  EXPECT_EQ(report.summary_lines(s.steps()), (std::vector<std::string>{"backup written"}));
-  EXPECT_EQ(report.to_json()["after_lease"], nlohmann::json::array({"backup written"}));
+  EXPECT_EQ(report.summary_lines(), (std::vector<std::string>{"backup written"}));
+  ASSERT_EQ(report.to_json()["after_lease"].size(), 1u);
+  EXPECT_EQ(report.to_json()["after_lease"][0]["id"], "backup");
+  EXPECT_EQ(report.to_json()["after_lease"][0]["counts"]["written"], 1);
 
   engine::PassLease other(db(), clock_);
   ASSERT_TRUE(other.acquire(600s));
   auto skipped = s.run_pass();
   EXPECT_EQ(skipped.outcome, engine::PassReport::Outcome::skipped);
-  EXPECT_EQ(skipped.after_lines, (std::vector<std::string>{"backup written"}));
+  EXPECT_EQ(skipped.summary_lines(), (std::vector<std::string>{"backup written"}));
   EXPECT_EQ(lease_free_then, (std::vector<bool>{true, false}))
       << "the first call found the lease released; the second ran while another pass held it";
 }
@@ -166,26 +185,26 @@ TEST_P(PassTest, PassThatOutlivesItsLeaseStopsBeforeTheNextStep) {
 }
 
 TEST_P(PassTest, SummaryAndJson) {
-  auto counting = std::make_unique<LambdaStep>(
-      "reminders",
-      [](engine::PassContext&) {
-        return engine::Counts{{"due", 3}, {"deliveries", 0}};
-      },
-      [](const engine::Counts& c) {
-        return std::vector<std::string>{std::to_string(c.at("due")) + " reminders due"};
-      });
-  auto quiet = std::make_unique<LambdaStep>(
-      "quiet", [](engine::PassContext&) { return engine::Counts{}; },
-      [](const engine::Counts&) { return std::vector<std::string>{}; });
+  static constexpr engine::Figure kDue{"due", "{n} reminder due", "{n} reminders due"};
+  static constexpr engine::Figure kDeliveries{"deliveries", "{n} delivery", "{n} deliveries"};
+  auto counting = std::make_unique<WordedStep>("reminders", [] {
+    engine::StepResult r{kDue, kDeliveries};
+    r.add(kDue, 3);
+    return r;
+  });
+  auto quiet =
+      std::make_unique<LambdaStep>("quiet", [](engine::PassContext&) { return engine::Counts{}; });
   engine::Scheduler s(db(), clock_, config_, options(),
                       step_list(std::move(counting), std::move(quiet)));
   auto report = s.run_pass();
-  EXPECT_EQ(report.summary_lines(s.steps()), std::vector<std::string>{"3 reminders due"});
+  EXPECT_EQ(report.summary_lines(), std::vector<std::string>{"3 reminders due"})
+      << "a figure of 0 and one without words are not summarised";
   auto j = report.to_json();
   EXPECT_EQ(j["outcome"], "ran");
   ASSERT_EQ(j["steps"].size(), 2u);
   EXPECT_EQ(j["steps"][0]["id"], "reminders");
   EXPECT_EQ(j["steps"][0]["counts"]["due"], 3);
+  EXPECT_EQ(j["steps"][0]["counts"]["deliveries"], 0) << "every declared figure is reported";
   EXPECT_TRUE(j["steps"][1].contains("duration_ms"));
 }
 

@@ -123,7 +123,7 @@ class SyncTest : public testing::EngineTest {
     EXPECT_TRUE(report.has_value());
     return report.value_or(sync::SyncReport{});
   }
-  engine::Counts pass(std::chrono::milliseconds budget = std::chrono::seconds(120)) {
+  engine::StepResult pass(std::chrono::milliseconds budget = std::chrono::seconds(120)) {
     steps::Syncs step;
     engine::PassContext ctx{db(), *cache_, clock_, config_, budget, "test"};
     return step.run(ctx);
