@@ -51,4 +51,33 @@ inline bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Escapes `&`, `<`, `>`, `"` and `'` for the content and attribute values
+// of HTML and XML alike.
+inline std::string escape_markup(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace peto::text

@@ -95,7 +95,4 @@ void add_security_headers(Response& response);
 // The standard reason phrase for `status` ("Not Found"), "" if unknown.
 std::string_view reason_phrase(int status);
 
-// Escapes text for HTML element content and attribute values.
-std::string html_escape(std::string_view text);
-
 }  // namespace peto::web

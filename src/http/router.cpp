@@ -1,5 +1,7 @@
 #include "http/router.h"
 
+#include "core/text.h"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -160,10 +162,10 @@ Response Router::error(const Request& request, int status, const std::string& ti
 Response plain_error_page(const Request&, int status, const std::string& title,
                           const std::string& detail) {
   std::string body = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
-                     html_escape(title) +
+                     text::escape_markup(title) +
                      " · peto</title><link rel=\"stylesheet\" href=\"/static/peto.css\">"
                      "</head><body><main id=\"main\"><h1>" +
-                     html_escape(title) + "</h1><p>" + html_escape(detail) +
+                     text::escape_markup(title) + "</h1><p>" + text::escape_markup(detail) +
                      "</p><p><a href=\"/\">Back to the start page</a></p></main></body></html>\n";
   return Response::html(status, std::move(body));
 }
