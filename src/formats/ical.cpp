@@ -1,5 +1,7 @@
 #include "formats/ical.h"
 
+#include "formats/ical_lines.h"
+
 #include <date/date.h>
 
 #include <algorithm>
@@ -13,7 +15,7 @@
 
 namespace peto::formats {
 
-namespace {
+namespace ical_detail {
 
 using nlohmann::json;
 
@@ -114,35 +116,6 @@ void write_item(std::string& out, const CalItem& item, std::int64_t now_ms) {
 
 // ---- Reading: content lines ----
 
-struct Param {
-  std::string name;   // upper case
-  std::string value;  // quotes removed; several values stay comma-joined
-};
-
-struct Property {
-  std::string name;  // upper case, group ("item1.") removed
-  std::vector<Param> params;
-  std::string value;  // raw (still escaped)
-
-  const std::string* param(std::string_view n) const {
-    for (const Param& p : params)
-      if (p.name == n) return &p.value;
-    return nullptr;
-  }
-  // True when a PREF parameter or a TYPE of "pref" marks this value as preferred.
-  bool preferred() const {
-    for (const Param& p : params) {
-      if (p.name == "PREF") return true;
-      if (p.name != "TYPE") continue;
-      std::string t = p.value;
-      std::transform(t.begin(), t.end(), t.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (t.find("pref") != std::string::npos) return true;
-    }
-    return false;
-  }
-};
-
 // Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or code
 // points past U+10FFFF, as JSON text (and so the records) requires.
 bool valid_utf8(std::string_view s) {
@@ -215,25 +188,6 @@ std::optional<Property> parse_line(std::string_view line) {
   p.value = std::string(line.substr(i + 1));
   return p;
 }
-
-// A component: its properties (only those directly inside it) and name.
-struct Component {
-  std::string name;
-  std::vector<Property> props;
-
-  const Property* get(std::string_view n) const {
-    for (const Property& p : props)
-      if (p.name == n) return &p;
-    return nullptr;
-  }
-};
-
-// A content line unfolded (`text`) and as it was written (`raw`: its
-// physical lines, each ending in CRLF).
-struct Line {
-  std::string text;
-  std::string raw;
-};
 
 // Splits `text` into content lines (CRLF or LF ends; a line starting with a
 // space or tab continues the one before; empty lines dropped), or why not.
@@ -446,237 +400,9 @@ std::string preferred(const Component& c, std::string_view name) {
   return first ? unescape(first->value) : std::string();
 }
 
-// ---- Merging ----
+}  // namespace ical_detail
 
-// The item of a text in content lines: where it begins and ends, where new
-// properties go (before its first sub-component, else before its END), and
-// its own property lines (indices into the lines) as read.
-struct ItemSpan {
-  std::string name;
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  std::size_t insert = 0;
-  std::vector<std::size_t> own;
-  std::vector<Property> props;  // one per entry of `own`
-};
-
-// The first VEVENT or VTODO of a VCALENDAR (`card`: the VCARD itself) of
-// lines find_component has accepted.
-std::optional<ItemSpan> item_span(const std::vector<Line>& lines, bool card) {
-  const std::size_t want = card ? 1 : 2;
-  std::size_t depth = 0;
-  std::optional<ItemSpan> span;
-  bool inside = false;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    auto prop = parse_line(lines[i].text);
-    if (!prop) return std::nullopt;
-    if (prop->name == "BEGIN") {
-      ++depth;
-      std::string comp = upper(trimmed(prop->value));
-      bool item = card ? comp == "VCARD" : comp == "VEVENT" || comp == "VTODO";
-      if (!span && depth == want && item) {
-        span = ItemSpan{};
-        span->name = comp;
-        span->begin = i;
-        inside = true;
-      } else if (inside && depth == want + 1 && span->insert == 0) {
-        span->insert = i;
-      }
-      continue;
-    }
-    if (prop->name == "END") {
-      if (depth == 0) return std::nullopt;
-      if (inside && depth == want) {
-        span->end = i;
-        if (span->insert == 0) span->insert = i;
-        inside = false;
-      }
-      --depth;
-      continue;
-    }
-    if (inside && depth == want) {
-      span->own.push_back(i);
-      span->props.push_back(std::move(*prop));
-    }
-  }
-  if (!span || span->end == 0) return std::nullopt;
-  return span;
-}
-
-// The scheme an EMAIL or TEL value may carry ("mailto:", "tel:"), as
-// written, or "".
-std::string scheme_of(std::string_view value, bool tel) {
-  std::string_view scheme = tel ? "tel:" : "mailto:";
-  std::string_view v = value.substr(0, std::min(value.size(), scheme.size()));
-  return lower(v) == scheme ? std::string(v) : std::string();
-}
-
-// Whether two EMAIL (ignoring case) or TEL (by digits) values are the same.
-bool same_contact_value(std::string_view a_raw, std::string_view b_raw, bool tel) {
-  std::string a = trimmed(unescape(a_raw)), b = trimmed(unescape(b_raw));
-  a.erase(0, scheme_of(a, tel).size());
-  b.erase(0, scheme_of(b, tel).size());
-  if (tel) {
-    std::string da, db;
-    for (char c : a)
-      if (std::isdigit(static_cast<unsigned char>(c))) da += c;
-    for (char c : b)
-      if (std::isdigit(static_cast<unsigned char>(c))) db += c;
-    if (!da.empty() || !db.empty()) return da == db;
-  }
-  return lower(trimmed(a)) == lower(trimmed(b));
-}
-
-// The line of `p` before its value: group, name and parameters, and ":".
-std::string head_of(const Line& line, const Property& p) {
-  return line.text.substr(0, line.text.size() - p.value.size());
-}
-
-std::string status_of(const ItemSpan& span) {
-  for (const Property& p : span.props)
-    if (p.name == "STATUS") return upper(trimmed(unescape(p.value)));
-  return {};
-}
-
-// merge_member without the guard: nullopt when `theirs` does not do.
-std::optional<std::string> merge_texts(std::string_view theirs, std::string_view ours) {
-  const std::vector<std::string> items = {"VEVENT", "VTODO"};
-  bool card = std::holds_alternative<Component>(find_component(ours, "VCARD", {}));
-  if (!card && !std::holds_alternative<Component>(find_component(ours, "VCALENDAR", items)))
-    return std::nullopt;
-  auto check =
-      card ? find_component(theirs, "VCARD", {}) : find_component(theirs, "VCALENDAR", items);
-  if (!std::holds_alternative<Component>(check)) return std::nullopt;
-  auto split_theirs = split_lines(theirs);
-  auto split_ours = split_lines(ours);
-  const auto* their_lines = std::get_if<std::vector<Line>>(&split_theirs);
-  const auto* our_lines = std::get_if<std::vector<Line>>(&split_ours);
-  if (their_lines == nullptr || our_lines == nullptr) return std::nullopt;
-  auto their_span = item_span(*their_lines, card);
-  auto our_span = item_span(*our_lines, card);
-  if (!their_span || !our_span || their_span->name != our_span->name) return std::nullopt;
-  const ItemSpan& t = *their_span;
-  const ItemSpan& o = *our_span;
-
-  std::vector<std::string> owned;
-  if (o.name == "VEVENT")
-    owned = {"DTSTART",  "DTEND",       "DURATION", "SUMMARY",
-             "LOCATION", "DESCRIPTION", "STATUS",   "DTSTAMP"};
-  else if (o.name == "VTODO")
-    // DURATION too: a task may not have both DUE and DURATION (RFC 5545).
-    owned = {"SUMMARY", "DUE", "DURATION", "COMPLETED", "STATUS", "DTSTAMP"};
-  else
-    owned = {"FN", "N", "TITLE", "ORG", "NOTE"};
-  auto has = [](const ItemSpan& span, std::string_view name) {
-    return std::any_of(span.props.begin(), span.props.end(),
-                       [&](const Property& p) { return p.name == name; });
-  };
-  if (card && has(o, "ROLE")) owned.emplace_back("ROLE");
-  auto is_owned = [&](std::string_view name) {
-    return std::find(owned.begin(), owned.end(), name) != owned.end();
-  };
-  auto ours_named = [&](std::string_view name) {
-    std::string out;
-    for (std::size_t k = 0; k < o.props.size(); ++k)
-      if (o.props[k].name == name) out += fold((*our_lines)[o.own[k]].text);
-    return out;
-  };
-  auto first_value = [](const ItemSpan& span, std::string_view name) -> const std::string* {
-    for (const Property& p : span.props)
-      if (p.name == name && !blank(p.value)) return &p.value;
-    return nullptr;
-  };
-
-  // What each of theirs' own lines becomes: by default itself, refolded.
-  std::vector<std::string> emit(t.own.size());
-  for (std::size_t k = 0; k < t.own.size(); ++k) emit[k] = fold((*their_lines)[t.own[k]].text);
-  std::vector<std::string> seen;
-  for (std::size_t k = 0; k < t.own.size(); ++k) {
-    const std::string& name = t.props[k].name;
-    if (!is_owned(name)) continue;
-    bool first = std::find(seen.begin(), seen.end(), name) == seen.end();
-    if (first) seen.push_back(name);
-    emit[k] = first ? ours_named(name) : std::string();
-  }
-  if (o.name == "VTODO") {
-    // A progress that no longer fits the status goes with it.
-    std::string before = status_of(t), after = status_of(o);
-    if (before.empty()) before = "NEEDS-ACTION";
-    if (before != after)
-      for (std::size_t k = 0; k < t.own.size(); ++k)
-        if (t.props[k].name == "PERCENT-COMPLETE") emit[k].clear();
-  }
-  // Which of ours' contact lines are added (EMAIL, TEL with nothing to replace).
-  std::vector<std::string> added;
-  if (card) {
-    if (!is_owned("ROLE")) {
-      // peto reads ROLE before TITLE: theirs' first ROLE carries peto's role.
-      const std::string* role = first_value(o, "TITLE");
-      bool first = true;
-      for (std::size_t k = 0; k < t.own.size(); ++k) {
-        if (t.props[k].name != "ROLE") continue;
-        emit[k] = first && role != nullptr
-                      ? fold(head_of((*their_lines)[t.own[k]], t.props[k]) + *role)
-                      : std::string();
-        first = false;
-      }
-    }
-    for (std::string name : {"EMAIL", "TEL"}) {
-      bool tel = name == "TEL";
-      const std::string* mine = first_value(o, name);
-      std::optional<std::size_t> pref;
-      bool matched = false;
-      for (std::size_t k = 0; k < t.own.size(); ++k) {
-        const Property& p = t.props[k];
-        if (p.name != name || blank(p.value)) continue;
-        if (!pref || (p.preferred() && !t.props[*pref].preferred())) pref = k;
-        if (mine != nullptr && same_contact_value(p.value, *mine, tel)) matched = true;
-      }
-      if (mine == nullptr) {
-        if (pref) emit[*pref].clear();
-      } else if (!matched) {
-        if (pref) {
-          const Property& p = t.props[*pref];
-          std::string value = *mine;
-          std::string scheme = scheme_of(trimmed(p.value), tel);
-          if (scheme_of(value, tel).empty()) value = scheme + value;
-          emit[*pref] = fold(head_of((*their_lines)[t.own[*pref]], p) + value);
-        } else {
-          added.push_back(name);
-        }
-      }
-    }
-  }
-
-  std::string inserted;
-  for (std::size_t k = 0; k < o.own.size(); ++k) {
-    const std::string& name = o.props[k].name;
-    bool add = (is_owned(name) || name == "UID")
-                   ? !has(t, name)
-                   : std::find(added.begin(), added.end(), name) != added.end();
-    if (add) inserted += fold((*our_lines)[o.own[k]].text);
-  }
-
-  std::string out;
-  out.reserve(theirs.size() + ours.size());
-  std::size_t k = 0;  // next of theirs' own lines
-  for (std::size_t i = 0; i < their_lines->size(); ++i) {
-    if (i == t.insert) out += inserted;
-    if (k < t.own.size() && t.own[k] == i) {
-      out += emit[k++];
-    } else {
-      out += (*their_lines)[i].raw;
-    }
-  }
-  // What peto cannot read back (a VEVENT with a DUE that is not a time)
-  // would stop the next pull: then ours alone.
-  bool reads = card ? std::holds_alternative<Card>(read_card(out))
-                    : std::holds_alternative<CalItem>(read_calendar(out, "UTC"));
-  if (!reads) return std::nullopt;
-  return out;
-}
-
-}  // namespace
+using namespace ical_detail;
 
 std::string write_calendar(const std::vector<CalItem>& items, std::int64_t now_ms) {
   std::string out =
@@ -756,15 +482,6 @@ std::variant<Card, std::string> read_card(std::string_view text) {
   if (const Property* org = c.get("ORG")) card.organisation = trimmed(part(org->value, 0));
   card.notes = text_of(c, "NOTE");
   return card;
-}
-
-std::string merge_member(const std::string& theirs, const std::string& ours) {
-  try {
-    if (auto merged = merge_texts(theirs, ours)) return *merged;
-  } catch (...) {
-    // Out of memory at worst: the text peto wrote is still a whole member.
-  }
-  return ours;
 }
 
 }  // namespace peto::formats

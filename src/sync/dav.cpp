@@ -1,13 +1,10 @@
 // DavClient (see dav.h): PROPFIND, REPORT sync-collection, GET, PUT and
 // DELETE on one collection, over the guarded net::HttpClient.
-//
-// Multi-Status answers (RFC 4918 §13) are read with expat in namespace mode,
-// element names arriving as "DAV:|href". A document with a DOCTYPE is refused
-// outright (no entity can then be declared, so none can be expanded), and
-// elements deeper than 64 levels stop the parser.
+// Multi-Status answers are read by sync/dav_multistatus.h.
 #include "sync/dav.h"
 
-#include <expat.h>
+#include "sync/dav_multistatus.h"
+
 #include <sodium.h>
 
 #include <boost/url.hpp>
@@ -24,33 +21,9 @@ namespace peto::sync {
 namespace {
 
 constexpr std::string_view kXmlType = "application/xml; charset=utf-8";
-constexpr std::size_t kMaxDepth = 64;
 // Truncated sync answers followed in one changes_since(); what is left comes
 // from the token of the last one, next time.
 constexpr int kMaxSyncPages = 100;
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 using text::trimmed;
 
@@ -77,177 +50,6 @@ std::string without_slash(std::string p) {
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   return p;
 }
-
-// The status code of an HTTP status line ("HTTP/1.1 404 Not Found" → 404); 0
-// when there is none.
-int status_of(std::string_view line) {
-  auto space = line.find(' ');
-  if (space == std::string_view::npos) return 0;
-  int code = 0;
-  std::size_t i = space + 1;
-  std::size_t digits = 0;
-  for (; i < line.size() && digits < 3 && std::isdigit(static_cast<unsigned char>(line[i]));
-       ++i, ++digits)
-    code = code * 10 + (line[i] - '0');
-  return digits == 3 ? code : 0;
-}
-
-// ---------------------------------------------------------------------------
-// Multi-Status
-
-struct DavResponse {
-  std::string href;    // as written
-  int status = 0;      // the response's own DAV:status (404 for a removed member), 0 when none
-  bool found = false;  // some propstat said 200
-  std::string etag;
-  bool collection = false;
-  std::string sync_token;
-};
-
-struct MultiStatus {
-  std::vector<DavResponse> responses;
-  std::string sync_token;  // the top-level one (REPORT)
-};
-
-struct Propstat {
-  int status = 0;
-  std::string etag;
-  bool collection = false;
-  std::string sync_token;
-};
-
-class MultiStatusReader {
- public:
-  // nullopt when `xml` is not a well-formed DAV:multistatus document, or one
-  // peto refuses to read (a DOCTYPE, too deep).
-  static std::optional<MultiStatus> read(const std::string& xml) {
-    MultiStatusReader reader;
-    return reader.parse(xml);
-  }
-
-  // The local name of the first element inside a DAV:error document
-  // ("valid-sync-token", "valid-calendar-data"), "" for anything else.
-  static std::string error_precondition(const std::string& xml) {
-    MultiStatusReader reader;
-    reader.error_mode_ = true;
-    if (!reader.parse(xml)) return "";
-    return reader.precondition_;
-  }
-
- private:
-  XML_Parser parser_ = nullptr;
-  std::vector<std::string> stack_;
-  std::string text_;
-  bool refused_ = false;
-  bool error_mode_ = false;
-  bool root_ok_ = false;
-  std::string precondition_;
-  MultiStatus out_;
-  std::optional<DavResponse> response_;
-  std::optional<Propstat> propstat_;
-
-  std::optional<MultiStatus> parse(const std::string& xml) {
-    if (xml.size() > static_cast<std::size_t>(INT_MAX)) return std::nullopt;
-    parser_ = XML_ParserCreateNS(nullptr, '|');
-    if (parser_ == nullptr) return std::nullopt;
-    XML_SetUserData(parser_, this);
-    XML_SetElementHandler(parser_, &MultiStatusReader::on_start, &MultiStatusReader::on_end);
-    XML_SetCharacterDataHandler(parser_, &MultiStatusReader::on_text);
-    XML_SetStartDoctypeDeclHandler(parser_, &MultiStatusReader::on_doctype);
-    XML_SetEntityDeclHandler(parser_, &MultiStatusReader::on_entity);
-    bool ok =
-        XML_Parse(parser_, xml.data(), static_cast<int>(xml.size()), XML_TRUE) == XML_STATUS_OK;
-    XML_ParserFree(parser_);
-    parser_ = nullptr;
-    if (!ok || refused_ || !root_ok_) return std::nullopt;
-    return std::move(out_);
-  }
-
-  void refuse() {
-    refused_ = true;
-    XML_StopParser(parser_, XML_FALSE);
-  }
-
-  const std::string& parent() const {
-    static const std::string none;
-    return stack_.size() >= 2 ? stack_[stack_.size() - 2] : none;
-  }
-
-  static void on_doctype(void* self, const XML_Char*, const XML_Char*, const XML_Char*, int) {
-    static_cast<MultiStatusReader*>(self)->refuse();
-  }
-  static void on_entity(void* self, const XML_Char*, int, const XML_Char*, int, const XML_Char*,
-                        const XML_Char*, const XML_Char*, const XML_Char*) {
-    static_cast<MultiStatusReader*>(self)->refuse();
-  }
-  static void on_text(void* self, const XML_Char* s, int len) {
-    auto* r = static_cast<MultiStatusReader*>(self);
-    if (len > 0) r->text_.append(s, static_cast<std::size_t>(len));
-  }
-  static void on_start(void* self, const XML_Char* name, const XML_Char**) {
-    static_cast<MultiStatusReader*>(self)->start(name);
-  }
-  static void on_end(void* self, const XML_Char* name) {
-    static_cast<MultiStatusReader*>(self)->end(name);
-  }
-
-  void start(const std::string& name) {
-    if (refused_) return;
-    if (stack_.size() >= kMaxDepth) return refuse();
-    stack_.push_back(name);
-    text_.clear();
-    if (stack_.size() == 1) {
-      root_ok_ = error_mode_ ? name == "DAV:|error" : name == "DAV:|multistatus";
-      if (!root_ok_) return refuse();
-      return;
-    }
-    if (error_mode_) {
-      if (stack_.size() == 2 && precondition_.empty())
-        precondition_ = name.substr(name.rfind('|') + 1);  // any namespace: CalDAV's too
-      return;
-    }
-    if (name == "DAV:|response" && parent() == "DAV:|multistatus") {
-      response_.emplace();
-    } else if (name == "DAV:|propstat" && response_ && parent() == "DAV:|response") {
-      propstat_.emplace();
-    } else if (name == "DAV:|collection" && propstat_ && parent() == "DAV:|resourcetype") {
-      propstat_->collection = true;
-    }
-  }
-
-  void end(const std::string& name) {
-    if (refused_ || stack_.empty()) return;
-    const std::string& up = parent();
-    if (!error_mode_) {
-      if (name == "DAV:|href" && response_ && up == "DAV:|response") {
-        if (response_->href.empty()) response_->href = trimmed(text_);
-      } else if (name == "DAV:|status" && propstat_ && up == "DAV:|propstat") {
-        propstat_->status = status_of(trimmed(text_));
-      } else if (name == "DAV:|status" && response_ && up == "DAV:|response") {
-        response_->status = status_of(trimmed(text_));
-      } else if (name == "DAV:|getetag" && propstat_ && up == "DAV:|prop") {
-        propstat_->etag = trimmed(text_);
-      } else if (name == "DAV:|sync-token" && propstat_ && up == "DAV:|prop") {
-        propstat_->sync_token = trimmed(text_);
-      } else if (name == "DAV:|sync-token" && up == "DAV:|multistatus") {
-        out_.sync_token = trimmed(text_);
-      } else if (name == "DAV:|propstat" && propstat_ && response_) {
-        if (propstat_->status == 200) {
-          response_->found = true;
-          if (!propstat_->etag.empty()) response_->etag = propstat_->etag;
-          if (propstat_->collection) response_->collection = true;
-          if (!propstat_->sync_token.empty()) response_->sync_token = propstat_->sync_token;
-        }
-        propstat_.reset();
-      } else if (name == "DAV:|response" && response_) {
-        if (!response_->href.empty()) out_.responses.push_back(std::move(*response_));
-        response_.reset();
-      }
-    }
-    stack_.pop_back();
-    text_.clear();
-  }
-};
 
 // ---------------------------------------------------------------------------
 // Answers
@@ -295,7 +97,7 @@ DavFailure member_failure(int status, const std::string& host, const std::string
     // CalDAV and CardDAV name the precondition it breaks in a DAV:error body
     // (valid-calendar-data, no-uid-conflict, …); a bare 403 refuses the
     // entry all the same (read-only, another owner's).
-    std::string why = MultiStatusReader::error_precondition(body);
+    std::string why = multistatus::error_precondition(body);
     if (!why.empty())
       return failure(DavFailure::Kind::failed, status, host + " refused the item (" + why + ").");
     return failure(DavFailure::Kind::failed, status, host + " refused the item (403).");
@@ -436,7 +238,7 @@ bool directly_inside(const std::string& href, const std::string& self_dir) {
 // sub-collection, nor anything outside the collection) and, with
 // `with_removed`, the hrefs reported gone (404). True when the collection's
 // own response says 507: the server cut the answer short (RFC 6578 §3.6).
-bool collect(const MultiStatus& ms, const std::string& collection_url,
+bool collect(const multistatus::MultiStatus& ms, const std::string& collection_url,
              const std::string& collection_path, DavListing& out, bool with_removed) {
   const std::string self = without_slash(decoded_path(collection_path).value_or(collection_path));
   const std::string self_dir = self == "/" ? self : self + "/";
@@ -463,7 +265,7 @@ bool collect(const MultiStatus& ms, const std::string& collection_url,
 
 std::optional<DavPage> read_multistatus(const std::string& body, const std::string& collection_url,
                                         const std::string& collection_path, bool with_removed) {
-  auto ms = MultiStatusReader::read(body);
+  auto ms = multistatus::read(body);
   if (!ms) return std::nullopt;
   DavPage page;
   page.listing.sync_token = ms->sync_token;
@@ -489,7 +291,7 @@ std::variant<DavListing, DavFailure> DavClient::list() const {
                          std::to_string(r.status) + ").");
     return collection_failure(r.status, host);
   }
-  auto ms = MultiStatusReader::read(r.body);
+  auto ms = multistatus::read(r.body);
   if (!ms)
     return failure(DavFailure::Kind::failed, r.status,
                    host + " sent a collection listing peto cannot read.");
@@ -531,7 +333,7 @@ std::optional<std::variant<DavListing, DavFailure>> DavClient::changes_since(
     const std::string body =
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
         "<d:sync-collection xmlns:d=\"DAV:\"><d:sync-token>" +
-        xml_escape(from) +
+        text::escape_markup(from) +
         "</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop>"
         "</d:sync-collection>";
     // RFC 6578 §3.2: the report is defined for Depth: 0 only (sync-level
@@ -549,8 +351,7 @@ std::optional<std::variant<DavListing, DavFailure>> DavClient::changes_since(
         return std::nullopt;
       case 403:
       case 409:
-        if (MultiStatusReader::error_precondition(r.body) == "valid-sync-token")
-          return std::nullopt;
+        if (multistatus::error_precondition(r.body) == "valid-sync-token") return std::nullopt;
         break;
       default:
         break;
