@@ -115,9 +115,10 @@ const std::vector<ConfigVariable>& config_variables() {
   return vars;
 }
 
-Result<Config> Config::from_env(const Getenv& getenv_in) {
-  Getenv env = getenv_in ? getenv_in : Getenv([](const char* n) { return std::getenv(n); });
-  Config c;
+namespace {
+
+// Where peto keeps its data: PETO_DATA_DIR, PETO_DATABASE_URL.
+Status read_storage(const Getenv& env, Config& c) {
   if (auto v = lookup(env, "PETO_DATA_DIR")) {
     if (v->empty()) return bad("PETO_DATA_DIR", "a folder path", *v);
     c.data_dir = *v;
@@ -129,6 +130,11 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
     if (!sqlite && !pg) return bad("PETO_DATABASE_URL", "sqlite://PATH or postgres://…", *v);
     c.database_url = *v;
   }
+  return Status::ok();
+}
+
+// The web side: PETO_LISTEN, PETO_PUBLIC_URL, PETO_SECRET_KEY.
+Status read_web(const Getenv& env, Config& c) {
   if (auto s = parse_listen(env, &c); !s) return s;
   if (auto v = lookup(env, "PETO_PUBLIC_URL")) {
     std::string u = *v;
@@ -141,6 +147,11 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
     if (v->size() < 32) return bad("PETO_SECRET_KEY", "at least 32 characters", "(hidden)");
     c.secret_key = *v;
   }
+  return Status::ok();
+}
+
+// Documents, captures and outgoing requests.
+Status read_media(const Getenv& env, Config& c) {
   if (auto s = parse_int(env, "PETO_SCRUB_EVERY_DAYS", 0, 3650, &c.scrub_every_days); !s) return s;
   if (auto s = parse_bool(env, "PETO_MEDIA_SWEEP", &c.media_sweep); !s) return s;
   if (auto s =
@@ -154,6 +165,11 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
   if (auto s = parse_int(env, "PETO_CAPTURE_PAGE_KEEP_DAYS", 0, 3650, &c.capture_page_keep_days);
       !s)
     return s;
+  return Status::ok();
+}
+
+// E-mail and Telegram notices.
+Status read_notices(const Getenv& env, Config& c) {
   if (auto v = lookup(env, "PETO_SMTP_URL")) {
     if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtps://"))
       return bad("PETO_SMTP_URL", "smtp://HOST[:PORT] or smtps://HOST[:PORT]", *v);
@@ -171,6 +187,11 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
       return bad("PETO_TELEGRAM_API_URL", "an http:// or https:// URL", *v);
     c.telegram_api_url = u;
   }
+  return Status::ok();
+}
+
+// Logging, background work and upload size.
+Status read_running(const Getenv& env, Config& c) {
   if (auto v = lookup(env, "PETO_LOG_LEVEL")) {
     if (!log::parse_level(*v, &c.log_level) || c.log_level == log::Level::off)
       return bad("PETO_LOG_LEVEL", "debug, info, warning or error", *v);
@@ -185,6 +206,11 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
   }
   if (auto s = parse_bool(env, "PETO_BACKGROUND_WORK", &c.background_work); !s) return s;
   if (auto s = parse_int(env, "PETO_UPLOAD_MAX_MB", 1, 4096, &c.upload_max_mb); !s) return s;
+  return Status::ok();
+}
+
+// Backups and the local store's root.
+Status read_backups(const Getenv& env, Config& c) {
   if (auto v = lookup(env, "PETO_BACKUP_DIR")) c.backup_dir = *v;
   if (auto v = lookup(env, "PETO_BACKUP_SCHEDULE")) {
     if (*v != "off" && *v != "daily" && *v != "weekly")
@@ -195,6 +221,16 @@ Result<Config> Config::from_env(const Getenv& getenv_in) {
   if (auto s = parse_int(env, "PETO_BACKUP_WEEKDAY", 0, 6, &c.backup_weekday); !s) return s;
   if (auto s = parse_int(env, "PETO_BACKUP_KEEP", 1, 365, &c.backup_keep); !s) return s;
   if (auto v = lookup(env, "PETO_STORE_LOCAL_ROOT")) c.store_local_root = *v;
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Config> Config::from_env(const Getenv& getenv_in) {
+  Getenv env = getenv_in ? getenv_in : Getenv([](const char* n) { return std::getenv(n); });
+  Config c;
+  for (auto* read : {read_storage, read_web, read_media, read_notices, read_running, read_backups})
+    if (auto s = read(env, c); !s) return s;
   return c;
 }
 

@@ -260,6 +260,41 @@ void Worker::idle_wait(std::chrono::milliseconds delay) {
   }
 }
 
+// Finishes in batches: once a thread's worth of outcomes is waiting, or the
+// oldest has waited a few milliseconds, or nothing else is in flight.
+void Worker::flush_if_due() {
+  std::unique_lock lock(mu_);
+  bool drained = running_ == 0 && local_.empty();
+  bool due = outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) || drained ||
+             std::chrono::steady_clock::now() - last_flush_ >= kFlushDelay;
+  lock.unlock();
+  if (due) {
+    flush();
+    last_flush_ = std::chrono::steady_clock::now();
+  }
+}
+
+bool Worker::wait_while_busy() {
+  std::unique_lock lock(mu_);
+  if (running_ == 0 && local_.empty()) return false;
+  // Full or draining: wait for an outcome to flush.
+  done_cv_.wait_for(lock, kFlushDelay, [&] {
+    return outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) ||
+           (running_ == 0 && local_.empty()) || stopping_.load();
+  });
+  return true;
+}
+
+// The idle wait: until the next task is due, at most `idle`.
+void Worker::wait_for_work(std::chrono::milliseconds idle) {
+  auto delay = idle;
+  if (auto due = queue_.next_due(options_.queue)) {
+    auto until_due = std::chrono::milliseconds(std::max<Millis>(0, *due - clock_.now_ms()));
+    delay = std::min(delay, until_due);
+  }
+  idle_wait(delay);
+}
+
 bool Worker::run() {
   say_started();
   start_threads();
@@ -271,44 +306,15 @@ bool Worker::run() {
         ++stats_.passes;
       }
       upkeep();
-      // Finish in batches: once a thread's worth of outcomes is waiting, or
-      // the oldest has waited a few milliseconds, or nothing else is in flight.
-      {
-        std::unique_lock lock(mu_);
-        bool drained = running_ == 0 && local_.empty();
-        bool due = outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) || drained ||
-                   std::chrono::steady_clock::now() - last_flush_ >= kFlushDelay;
-        lock.unlock();
-        if (due) {
-          flush();
-          last_flush_ = std::chrono::steady_clock::now();
-        }
-      }
+      flush_if_due();
       int claimed = claim_into_local();
       outage = kFirstOutageWait;  // the database answered
       if (claimed > 0) {
         idle = options_.every;
         continue;
       }
-      bool busy;
-      {
-        std::unique_lock lock(mu_);
-        busy = running_ > 0 || !local_.empty();
-        if (busy) {
-          // Full or draining: wait for an outcome to flush.
-          done_cv_.wait_for(lock, kFlushDelay, [&] {
-            return outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) ||
-                   (running_ == 0 && local_.empty()) || stopping_.load();
-          });
-        }
-      }
-      if (busy) continue;
-      auto delay = idle;
-      if (auto due = queue_.next_due(options_.queue)) {
-        auto until_due = std::chrono::milliseconds(std::max<Millis>(0, *due - clock_.now_ms()));
-        delay = std::min(delay, until_due);
-      }
-      idle_wait(delay);
+      if (wait_while_busy()) continue;
+      wait_for_work(idle);
       idle = std::min(idle * 2, options_.idle_ceiling);
     } catch (const std::exception& e) {
       // The database is out of reach (restarting, say): what is running goes
@@ -318,6 +324,10 @@ bool Worker::run() {
       idle_wait(outage);
       outage = std::min(outage * 2, kLastOutageWait);
     }
+  return shut_down();
+}
+
+bool Worker::shut_down() {
   try {
     give_back_unstarted();
   } catch (const std::exception& e) {

@@ -118,6 +118,14 @@ class Worker {
   void upkeep();
   int claim_into_local();
   void idle_wait(std::chrono::milliseconds delay);
+  void flush_if_due();
+  // Waits a little for an outcome when tasks are running or claimed; false
+  // when the worker is idle.
+  bool wait_while_busy();
+  void wait_for_work(std::chrono::milliseconds idle);
+  // After stop(): gives back what did not start, waits the grace period and
+  // records the last outcomes; false when tasks were still running.
+  bool shut_down();
   void give_back_unstarted();
   void say_started();
 
