@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "core/token.h"
+#include "net/percent.h"
 
 namespace peto::media::sigv4 {
 
@@ -40,20 +41,7 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
 }
 
 std::string uri_encode(std::string_view text, bool keep_slash) {
-  static const char* digits = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved || (keep_slash && c == '/')) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += digits[c >> 4];
-      out += digits[c & 15];
-    }
-  }
-  return out;
+  return net::percent_encode(text, keep_slash);
 }
 
 std::string amz_date(Millis at) {

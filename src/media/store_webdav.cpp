@@ -16,28 +16,13 @@
 
 #include "core/token.h"
 #include "media/stores.h"
+#include "net/percent.h"
 
 namespace peto::media {
 
 namespace {
 
 using nlohmann::json;
-
-// Percent-encodes one path segment.
-std::string encode_segment(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
 
 // The folder's segments ("a/b/" → {"a", "b"}); nullopt for "..", "." or a
 // control character.
@@ -106,8 +91,8 @@ class WebDavStore final : public Store {
     const std::string auth =
         "Basic " + base64(config.value("username", "") + ":" + config.value("password", ""));
     std::string folder_url = base;
-    for (const auto& s : *segs) folder_url += encode_segment(s) + "/";
-    const std::string file_url = folder_url + encode_segment(safe_name(file.remote_name));
+    for (const auto& s : *segs) folder_url += net::percent_encode(s) + "/";
+    const std::string file_url = folder_url + net::percent_encode(safe_name(file.remote_name));
 
     auto put_once = [&] {
       net::HttpRequest req;
@@ -145,7 +130,7 @@ class WebDavStore final : public Store {
                                 const std::string& auth, const PutContext& ctx) {
     std::string url = base;
     for (const auto& s : segs) {
-      url += encode_segment(s) + "/";
+      url += net::percent_encode(s) + "/";
       net::HttpRequest req;
       req.method = "MKCOL";
       req.url = url;

@@ -6,6 +6,7 @@
 #include "core/timezone.h"
 #include "http/form.h"
 #include "http/multipart.h"
+#include "net/percent.h"
 #include "notify/outbox.h"
 
 namespace peto::web {
@@ -95,20 +96,7 @@ std::string cookie_value(const Request& r, std::string_view name) {
   return {};
 }
 
-std::string url_encode(std::string_view text) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string url_encode(std::string_view text) { return net::percent_encode(text, true); }
 
 Site::Site(const SiteDeps& deps)
     : deps_(deps),
