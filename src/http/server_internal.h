@@ -147,6 +147,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_read_error(beast::error_code ec);
   void answer();
   Response respond(Request& request);
+  // respond() for `target`; 400 when it is not a valid path.
+  Response answer_target(Request& request, std::string_view target);
+  // The debug line of one answered request.
+  void log_answer(const Request& request, const Response& response,
+                  std::chrono::steady_clock::time_point started, bool spooled) const;
   Request request_from(const http::request_header<>& msg);
   // The header of the request being read, from whichever parser holds it.
   const http::request_header<>* header() const;

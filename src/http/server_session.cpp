@@ -168,23 +168,33 @@ void Session::answer() {
   auto started = std::chrono::steady_clock::now();
   Request request = request_from(msg);
   request.body = std::move(msg.body());
-  Response response;
-  if (Status s = request.set_target(msg.target()); !s) {
-    response = Response::problem(400, "Bad request", "The request target is not a valid path.");
-  } else {
-    response = respond(request);
-  }
+  Response response = answer_target(request, msg.target());
   Then then = msg.keep_alive() && !state_.stopping ? Then::next_request : Then::close;
+  log_answer(request, response, started, false);
+  write(std::move(response), request.method == "HEAD", then, msg.version());
+}
+
+Response Session::answer_target(Request& request, std::string_view target) {
+  if (Status s = request.set_target(target); !s)
+    return Response::problem(400, "Bad request", "The request target is not a valid path.");
+  return respond(request);
+}
+
+void Session::log_answer(const Request& request, const Response& response,
+                         std::chrono::steady_clock::time_point started, bool spooled) const {
+  if (!log::enabled(log::Level::debug)) return;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                   started);
-  log::debug(kLogger, "request",
-             {{"method", request.method},
-              {"path", path_for_log(request.path)},
-              {"status", response.status},
-              {"ms", ms.count()},
-              {"bytes", response.body.size()},
-              {"remote", remote_}});
-  write(std::move(response), request.method == "HEAD", then, msg.version());
+  nlohmann::json fields = {{"method", request.method},
+                           {"path", path_for_log(request.path)},
+                           {"status", response.status},
+                           {"ms", ms.count()},
+                           {"remote", remote_}};
+  if (spooled)
+    fields["spooled"] = true;
+  else
+    fields["bytes"] = response.body.size();
+  log::debug(kLogger, "request", fields);
 }
 
 // Runs the handler; an exception is logged and becomes a generic 500.

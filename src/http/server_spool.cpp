@@ -124,23 +124,10 @@ void Session::answer_spooled() {
   auto started = std::chrono::steady_clock::now();
   Request request = request_from(msg);
   request.body_file = spool_path_;
-  Response response;
-  if (Status s = request.set_target(msg.target()); !s) {
-    response = Response::problem(400, "Bad request", "The request target is not a valid path.");
-  } else {
-    response = respond(request);
-  }
+  Response response = answer_target(request, msg.target());
   drop_spool();
   Then then = msg.keep_alive() && !state_.stopping ? Then::next_request : Then::close;
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                                  started);
-  log::debug(kLogger, "request",
-             {{"method", request.method},
-              {"path", path_for_log(request.path)},
-              {"status", response.status},
-              {"ms", ms.count()},
-              {"spooled", true},
-              {"remote", remote_}});
+  log_answer(request, response, started, true);
   write(std::move(response), false, then, msg.version());
 }
 
