@@ -399,8 +399,7 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
             errors["url"] = "sync_error_running";
             return errors;
           }
-          c.query("DELETE FROM sync_links WHERE connection_id = ?", {id});
-          c.query("UPDATE connections SET sync_token = '' WHERE id = ?", {id});
+          sync::forget_collection(c, id);
         }
         auto out = c.query(
             std::string("UPDATE connections SET label = ?, config = ?, secrets_encrypted = ?,"

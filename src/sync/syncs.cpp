@@ -47,6 +47,11 @@ std::string collection_key(const std::string& url) {
 
 }  // namespace
 
+void forget_collection(store::Conn& conn, std::int64_t connection_id) {
+  conn.query("DELETE FROM sync_links WHERE connection_id = ?", {connection_id});
+  conn.query("UPDATE connections SET sync_token = '' WHERE id = ?", {connection_id});
+}
+
 bool same_collection(const std::string& a, const std::string& b) {
   return collection_key(a) == collection_key(b);
 }

@@ -97,6 +97,11 @@ const Syncer* find_syncer(std::string_view name);
 // percent-decoded and without its final '/'.
 bool same_collection(const std::string& a, const std::string& b);
 
+// Forgets what sync `connection_id` knew of its collection (its links and
+// its sync-token), so its next run starts afresh; on `conn`, inside the
+// caller's transaction.
+void forget_collection(store::Conn& conn, std::int64_t connection_id);
+
 // The fields every sync connection has besides its plugin's: "interval".
 FieldSpec interval_field();
 // The interval in minutes: 15, 60, 240 or 1440; anything else is 60.
