@@ -65,9 +65,7 @@ int cmd_invite_create(App& app, const std::string& by_email, const std::string& 
   }
   std::string token = accounts.create_invite(admin->id, bound_email);
   std::cout << "invite created; it works once, for 14 days. Send this link:\n";
-  std::string base = app.config.public_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  std::cout << base << "/invite/" << token << "\n";
+  std::cout << absolute_url(app.config.public_url, "/invite/" + token) << "\n";
   return 0;
 }
 

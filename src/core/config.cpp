@@ -278,4 +278,12 @@ Status ensure_secret_key(Config& config) {
   return Status::ok();
 }
 
+std::string absolute_url(const std::string& public_url, const std::string& path) {
+  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return path;
+  if (public_url.empty()) return path;
+  std::string base = public_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + path;
+}
+
 }  // namespace peto

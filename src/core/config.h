@@ -75,4 +75,9 @@ const std::vector<ConfigVariable>& config_variables();
 // <data_dir>/secret_key, or creates it (32 random bytes, hex, mode 0600).
 Status ensure_secret_key(Config& config);
 
+// `path` under PETO_PUBLIC_URL (its trailing '/' dropped): the one place a
+// link for outside peto's pages is made. `path` itself when it is already
+// http(s) or there is no public URL.
+std::string absolute_url(const std::string& public_url, const std::string& path);
+
 }  // namespace peto

@@ -71,12 +71,4 @@ std::string bounded_key(const std::string& key) {
   return announcement_key(std::string_view(key).substr(0, 150), {key});
 }
 
-std::string absolute_url(const std::string& public_url, const std::string& path) {
-  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return path;
-  if (public_url.empty()) return path;
-  std::string base = public_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + path;
-}
-
 }  // namespace peto::notify

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/config.h"
 
 namespace peto::notify {
 
@@ -54,8 +55,6 @@ std::string announcement_key(std::string_view prefix, const std::vector<std::str
 // announcement_key(key[:150], {key}).
 std::string bounded_key(const std::string& key);
 
-// `path` under PETO_PUBLIC_URL (its trailing '/' dropped); `path` itself when
-// it is already http(s) or there is no public URL.
-std::string absolute_url(const std::string& public_url, const std::string& path);
+using peto::absolute_url;  // core/config.h
 
 }  // namespace peto::notify

@@ -277,11 +277,11 @@ Response post_invites(Site& site, Request& r, const Visitor& v) {
   }
   std::string token = site.accounts().create_invite(v.account.id, email);
   std::string path = "/invite/" + token;
-  std::string base = site.config() != nullptr ? site.config()->public_url : std::string();
-  while (!base.empty() && base.back() == '/') base.pop_back();
+  std::string link =
+      absolute_url(site.config() != nullptr ? site.config()->public_url : std::string(), path);
   log::info("web", "invite created", {{"by", v.account.id}});
   return invites_page(site, r, v, 200,
-                      {{"invite", {{"path", path}, {"link", base + path}, {"email", email}}}});
+                      {{"invite", {{"path", path}, {"link", link}, {"email", email}}}});
 }
 
 }  // namespace
