@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "domain/records.h"
@@ -18,5 +20,12 @@ std::string interview_ics(const Record& interview, const std::string& uid, const
 // The stable uid of the owner's interview `id`; "" when it has none (or
 // there is no such interview of theirs).
 std::string interview_uid(store::Db& db, std::int64_t owner, std::int64_t id);
+// The same, on a connection inside the caller's transaction.
+std::string interview_uid(store::Conn& conn, std::int64_t owner, std::int64_t id);
+// The stable uid of each of the owner's interviews, by id.
+std::map<std::int64_t, std::string> interview_uids(store::Db& db, std::int64_t owner);
+// When the owner's reminder `id` is due (UTC ms); nullopt when it has no due
+// time or there is no such reminder of theirs.
+std::optional<std::int64_t> reminder_due_at(store::Conn& conn, std::int64_t owner, std::int64_t id);
 
 }  // namespace peto::domain

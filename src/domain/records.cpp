@@ -545,7 +545,11 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
 }
 
 bool Records::remove(std::int64_t owner, const Kind& kind, std::int64_t id) {
-  return db_.query("DELETE FROM " + kind.name + " WHERE id = ? AND owner_id = ?", {id, owner})
+  return remove_in(*db_.acquire(), owner, kind, id);
+}
+
+bool Records::remove_in(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id) {
+  return conn.query("DELETE FROM " + kind.name + " WHERE id = ? AND owner_id = ?", {id, owner})
              .affected == 1;
 }
 

@@ -87,6 +87,7 @@ class Records {
                     const Input& input);
   std::optional<Record> get_in(store::Conn& conn, std::int64_t owner, const Kind& kind,
                                std::int64_t id);
+  bool remove_in(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id);
 
   // The company called `name` (compared case- and accent-insensitively), made
   // if the person has none yet. FieldErrors for an empty or overlong name.

@@ -11,6 +11,7 @@
 
 #include "core/i18n.h"
 #include "domain/applications.h"
+#include "domain/calendar.h"
 #include "domain/cards.h"
 #include "domain/records.h"
 #include "formats/ical.h"
@@ -87,8 +88,8 @@ void made_and_changed_by(Side& s, const Write& write) {
 
 // Deletes one of the owner's records of the side's kind.
 std::function<void(store::Conn&, std::int64_t)> deleter(SyncContext& ctx, const std::string& kind) {
-  return [&ctx, table = domain::kind(kind).name](store::Conn& conn, std::int64_t id) {
-    conn.query("DELETE FROM " + table + " WHERE id = ? AND owner_id = ?", {id, ctx.owner_id});
+  return [&ctx, &k = domain::kind(kind)](store::Conn& conn, std::int64_t id) {
+    domain::Records(ctx.db, ctx.clock).remove_in(conn, ctx.owner_id, k, id);
   };
 }
 
@@ -99,10 +100,7 @@ Side interviews_side(SyncContext& ctx) {
   s.content_type = "text/calendar; charset=utf-8";
   s.records = [&ctx] {
     auto list = all_records(ctx, "interviews");
-    std::map<std::int64_t, std::string> uids;
-    for (const auto& r :
-         ctx.db.query("SELECT id, uid FROM interviews WHERE owner_id = ?", {ctx.owner_id}))
-      uids[r.int_at(0)] = r.text(1);
+    auto uids = domain::interview_uids(ctx.db, ctx.owner_id);
     for (json& r : list) r["uid"] = uids[r["id"].get<std::int64_t>()];
     return list;
   };
@@ -122,10 +120,8 @@ Side interviews_side(SyncContext& ctx) {
     Applied a = written(
         records.update_in(conn, ctx.owner_id, domain::kind("interviews"), id,
                           typed(domain::interview_values(std::get<formats::CalItem>(read)), true)));
-    if (auto* r = std::get_if<json>(&a)) {
-      auto uid = conn.query("SELECT uid FROM interviews WHERE id = ?", {id});
-      (*r)["uid"] = uid.empty() ? "" : uid[0].text(0);
-    }
+    if (auto* r = std::get_if<json>(&a))
+      (*r)["uid"] = domain::interview_uid(conn, ctx.owner_id, id);
     return a;
   };
   s.remove = deleter(ctx, s.record_kind);
@@ -158,11 +154,8 @@ Side reminders_side(SyncContext& ctx) {
     // DUE is written in whole seconds: the same second is no change (a
     // changed due time also clears the reminder's announcement).
     if (id && values.contains("due_at") && values["due_at"].is_number_integer()) {
-      auto now = conn.query("SELECT due_at FROM reminders WHERE id = ? AND owner_id = ?",
-                            {*id, ctx.owner_id});
-      if (!now.empty() && now[0].opt_int(0) &&
-          *now[0].opt_int(0) / 1000 == values["due_at"].get<std::int64_t>() / 1000)
-        values.erase("due_at");
+      auto now = domain::reminder_due_at(conn, ctx.owner_id, *id);
+      if (now && *now / 1000 == values["due_at"].get<std::int64_t>() / 1000) values.erase("due_at");
     }
     domain::Records records(ctx.db, ctx.clock);
     const domain::Kind& k = domain::kind("reminders");
