@@ -21,12 +21,8 @@ json api_capture(domain::Capture c) {
   return c;
 }
 
-}  // namespace
-
-void add_capture_api(Api& api, Site& site) {
-  auto records = std::make_shared<domain::Records>(site.db(), site.clock());
-  Site* s = &site;
-
+// GET /api/v1/captures.
+void add_list_captures(Api& api, const std::shared_ptr<domain::Records>& records) {
   json op = api_operation("listCaptures", "Your captures, newest first", "captures");
   api_query_parameter(
       op, "status",
@@ -63,8 +59,11 @@ void add_capture_api(Api& api, Site& site) {
              return Response::json(200, {{"items", std::move(items)}, {"next_cursor", nullptr}});
            },
        .query = {"status", "limit"}});
+}
 
-  op = api_operation("getCapture", "One capture and what was read from it", "captures");
+// GET /api/v1/captures/{id}.
+void add_get_capture(Api& api, const std::shared_ptr<domain::Records>& records) {
+  json op = api_operation("getCapture", "One capture and what was read from it", "captures");
   api_id_parameter(op);
   api_answer(op, 200, "The capture", schema_ref("Capture"));
   api.add({.method = "GET",
@@ -77,8 +76,12 @@ void add_capture_api(Api& api, Site& site) {
                      200, api_capture(*domain::Captures(*records).get(c.owner(), c.id)));
                },
            .id_kind = "captures"});
+}
 
-  op = api_operation("createCapture", "Save a job page for review", "captures");
+// POST /api/v1/captures, at most 30 an hour per account.
+void add_create_capture(Api& api, Site& site, const std::shared_ptr<domain::Records>& records) {
+  Site* s = &site;
+  json op = api_operation("createCapture", "Save a job page for review", "captures");
   api_body(op, {{"type", "object"},
                 {"properties",
                  {{"url", {{"type", "string"}, {"format", "uri"}, {"maxLength", 2000}}},
@@ -128,6 +131,15 @@ void add_capture_api(Api& api, Site& site) {
              out.set_header("Retry-After", std::to_string(*wait));
              return out;
            }});
+}
+
+}  // namespace
+
+void add_capture_api(Api& api, Site& site) {
+  auto records = std::make_shared<domain::Records>(site.db(), site.clock());
+  add_list_captures(api, records);
+  add_get_capture(api, records);
+  add_create_capture(api, site, records);
 }
 
 }  // namespace peto::web

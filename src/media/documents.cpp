@@ -165,29 +165,50 @@ Made Documents::add_version(std::int64_t owner, std::int64_t of, DocumentInput i
   return insert(owner, in, file, latest.id, latest.version + 1);
 }
 
-Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Received& file,
-                       std::optional<std::int64_t> replaces, int version) {
-  // The incoming file is removed on every way out but success.
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() {
-      if (!path.empty()) remove_quietly(path);
-    }
-  } incoming{file.path};
+namespace {
 
-  DocumentInput in = given;
-  if (in.title.empty()) in.title = stem_of(in.filename);
-  if (in.kind.empty()) in.kind = "other";
-  domain::FieldErrors errors;
+// A received file, removed when this goes out of scope unless `path` was
+// cleared first.
+struct IncomingFile {
+  std::string path;
+  ~IncomingFile() {
+    if (!path.empty()) remove_quietly(path);
+  }
+};
+
+// Once `committing` is set, an exception clears `path` so that IncomingFile keeps
+// the file (see Documents::insert).
+struct KeepIfCommitting {
+  const bool& committing;
+  std::string& path;
+  int unwinding = std::uncaught_exceptions();
+  ~KeepIfCommitting() {
+    if (committing && std::uncaught_exceptions() > unwinding) {
+      log::warn("documents", "the outcome of a commit is unknown; the file is kept",
+                {{"file", path}});
+      path.clear();
+    }
+  }
+};
+
+// The type of the received file, sniffed only when its size is allowed;
+// what is wrong with it goes into `errors`.
+Sniffed check_received(const Received& file, std::int64_t max_bytes, domain::FieldErrors& errors) {
   Sniffed type;
   if (file.size <= 0) {
     errors.add("file", "documents_error_empty");
-  } else if (file.size > max_bytes()) {
+  } else if (file.size > max_bytes) {
     errors.add("file", "documents_error_too_large");
   } else {
     type = sniff_file(file.path);
     if (!type.allowed) errors.add("file", "documents_error_type");
   }
+  return type;
+}
+
+// Checks the document's details into `errors`, shortening a long file name
+// and dropping a subject id without a subject kind.
+void check_details(DocumentInput& in, domain::FieldErrors& errors) {
   if (in.title.empty()) errors.add("title", "error_required");
   if (in.title.size() > 200) errors.add("title", "error_too_long");
   if (std::find(document_kinds().begin(), document_kinds().end(), in.kind) ==
@@ -200,6 +221,44 @@ Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Rec
     errors.add("subject", "error_choice");
   if (in.subject_kind.empty()) in.subject_id.reset();
   if (!in.subject_kind.empty() && !in.subject_id) errors.add("subject", "error_required");
+}
+
+// Whether the application or listing the document is about belongs to `owner`.
+bool owns_subject(store::Conn& conn, std::int64_t owner, const DocumentInput& in) {
+  const std::string table = in.subject_kind == "application" ? "applications" : "listings";
+  return !conn.query("SELECT 1 FROM " + table + " WHERE id = ? AND owner_id = ?",
+                     {*in.subject_id, owner})
+              .empty();
+}
+
+// Writes the uploads row of a document whose file is at `rel` in the media folder.
+Document insert_row(store::Conn& conn, std::int64_t owner, const DocumentInput& in,
+                    const std::string& rel, const Received& file, const Sniffed& type, Millis now,
+                    int version, std::optional<std::int64_t> replaces) {
+  auto rows = conn.query(
+      "INSERT INTO uploads (file, size, sha256, verified_at, damage, created_at, owner_id, title,"
+      " kind, filename, content_type, language, notes, version, replaces, subject_kind,"
+      " subject_id, updated_at) VALUES (?, ?, ?, 0, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      " RETURNING " +
+          std::string(kColumns),
+      {rel, file.size, file.sha256, now, owner, in.title, in.kind, in.filename, type.content_type,
+       in.language, in.notes, version, replaces, in.subject_kind, in.subject_id, now});
+  return from_row(rows[0]);
+}
+
+}  // namespace
+
+Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Received& file,
+                       std::optional<std::int64_t> replaces, int version) {
+  // The incoming file is removed on every way out but success.
+  IncomingFile incoming{file.path};
+
+  DocumentInput in = given;
+  if (in.title.empty()) in.title = stem_of(in.filename);
+  if (in.kind.empty()) in.kind = "other";
+  domain::FieldErrors errors;
+  Sniffed type = check_received(file, max_bytes(), errors);
+  check_details(in, errors);
   if (!errors.empty()) {
     if (errors.has("file"))
       log::info("documents", "upload refused",
@@ -221,38 +280,14 @@ Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Rec
   // PostgreSQL answered), so the file then stays for the orphan sweep, which
   // removes it after its grace when no row names it.
   bool committing = false;
-  struct KeepIfCommitting {
-    const bool& committing;
-    std::string& path;
-    int unwinding = std::uncaught_exceptions();
-    ~KeepIfCommitting() {
-      if (committing && std::uncaught_exceptions() > unwinding) {
-        log::warn("documents", "the outcome of a commit is unknown; the file is kept",
-                  {{"file", path}});
-        path.clear();
-      }
-    }
-  } keep{committing, incoming.path};
+  KeepIfCommitting keep{committing, incoming.path};
   auto made = db_.write([&](store::Conn& conn) -> Made {
-    if (in.subject_id) {
-      const std::string table = in.subject_kind == "application" ? "applications" : "listings";
-      if (conn.query("SELECT 1 FROM " + table + " WHERE id = ? AND owner_id = ?",
-                     {*in.subject_id, owner})
-              .empty()) {
-        domain::FieldErrors e;
-        e.add("subject", "documents_error_subject");
-        return e;
-      }
+    if (in.subject_id && !owns_subject(conn, owner, in)) {
+      domain::FieldErrors e;
+      e.add("subject", "documents_error_subject");
+      return e;
     }
-    auto rows = conn.query(
-        "INSERT INTO uploads (file, size, sha256, verified_at, damage, created_at, owner_id, title,"
-        " kind, filename, content_type, language, notes, version, replaces, subject_kind,"
-        " subject_id, updated_at) VALUES (?, ?, ?, 0, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " RETURNING " +
-            std::string(kColumns),
-        {rel, file.size, file.sha256, now, owner, in.title, in.kind, in.filename, type.content_type,
-         in.language, in.notes, version, replaces, in.subject_kind, in.subject_id, now});
-    Document d = from_row(rows[0]);
+    Document d = insert_row(conn, owner, in, rel, file, type, now, version, replaces);
     plan_copies_in(conn, owner, d.id, now);
     committing = true;
     return d;

@@ -212,30 +212,30 @@ bool add_entry(zip_t* za, const std::string& name, zip_source_t* source) {
   return true;
 }
 
-}  // namespace
+// Everything of `owner`'s that goes into the archive, read in one read
+// transaction; `p.records_total` is counted first.
+json read_export(store::Db& db, const Clock& clock, std::int64_t owner, ExportProgress& p,
+                 const ExportProgressFn& progress) {
+  auto conn = db.acquire();
+  return store::with_read(*conn, [&](store::Conn& c) {
+    p.records_total = count_records(c, owner);
+    if (progress) progress(p);
+    return read_everything(c, owner, clock, p, progress);
+  });
+}
 
-Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::string& media_dir,
-                                 std::int64_t owner, const std::string& out_path,
-                                 const ExportProgressFn& progress) {
-  ExportProgress p;
-  json doc;
-  {
-    auto conn = db.acquire();
-    doc = store::with_read(*conn, [&](store::Conn& c) {
-      p.records_total = count_records(c, owner);
-      if (progress) progress(p);
-      return read_everything(c, owner, clock, p, progress);
-    });
-  }
-  // Each document's file, named in the JSON by its place in the archive; a
-  // file that cannot be read is left out and the document says so. Each is
-  // opened here, as its row is read: a document deleted while the archive is
-  // written still has its file packed (zip reads them only when it closes).
-  struct OpenFile {
-    std::string entry;
-    std::string path;
-    std::unique_ptr<FILE, int (*)(FILE*)> file;
-  };
+// A document's file, open, with its name in the archive.
+struct OpenFile {
+  std::string entry;
+  std::string path;
+  std::unique_ptr<FILE, int (*)(FILE*)> file;
+};
+
+// Each document's file, named in the JSON by its place in the archive; a
+// file that cannot be read is left out and the document says so. Each is
+// opened here, as its row is read: a document deleted while the archive is
+// written still has its file packed (zip reads them only when it closes).
+std::vector<OpenFile> open_document_files(json& doc, const std::string& media_dir) {
   std::vector<OpenFile> files;
   for (auto& d : doc["documents"]) {
     std::string stored = d["file"].is_string() ? d["file"].get<std::string>() : "";
@@ -257,8 +257,12 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
     d["size"] = facts->size;
     files.push_back(OpenFile{entry, path, std::move(opened)});
   }
-  p.files_total = static_cast<std::int64_t>(files.size());
-  // The same document with its keys in reading order: what it is first.
+  return files;
+}
+
+// The archive's JSON text: the same document with its keys in reading
+// order, what it is first.
+std::string archive_json(json& doc) {
   nlohmann::ordered_json ordered;
   ordered["format"] = kExportFormat;
   ordered["version"] = kExportVersion;
@@ -272,13 +276,15 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
        {"application_tags", "application_events", "captures", "listing_events", "documents"})
     sections.emplace_back(n);
   for (const auto& key : sections) ordered[key] = nlohmann::ordered_json(doc[key]);
-  const std::string text = ordered.dump(2, ' ', false, json::error_handler_t::replace);
+  return ordered.dump(2, ' ', false, json::error_handler_t::replace);
+}
 
-  const std::string part = out_path + ".part";
+// Writes the zip at `part`: `text` as the JSON entry, then each file (whose
+// FILE the zip then owns). On failure `part` is removed.
+Status write_zip(const std::string& part, const std::string& out_path, const std::string& text,
+                 std::vector<OpenFile>& files, ExportProgress& p,
+                 const ExportProgressFn& progress) {
   std::error_code ec;
-  fs::create_directories(
-      fs::path(out_path).parent_path().empty() ? fs::path(".") : fs::path(out_path).parent_path(),
-      ec);
   int err = 0;
   zip_t* za = zip_open(part.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
   if (za == nullptr) return Status::internal("could not create " + part);
@@ -298,6 +304,27 @@ Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::s
   ZipProgress zp{&p, &progress};
   zip_register_progress_callback_with_state(za, 0.01, on_zip_progress, nullptr, &zp);
   if (zip_close(za) != 0) return fail("could not write " + out_path);
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<ExportFacts> write_export(store::Db& db, const Clock& clock, const std::string& media_dir,
+                                 std::int64_t owner, const std::string& out_path,
+                                 const ExportProgressFn& progress) {
+  ExportProgress p;
+  json doc = read_export(db, clock, owner, p, progress);
+  std::vector<OpenFile> files = open_document_files(doc, media_dir);
+  p.files_total = static_cast<std::int64_t>(files.size());
+  const std::string text = archive_json(doc);
+
+  const std::string part = out_path + ".part";
+  std::error_code ec;
+  fs::create_directories(
+      fs::path(out_path).parent_path().empty() ? fs::path(".") : fs::path(out_path).parent_path(),
+      ec);
+  if (Status written = write_zip(part, out_path, text, files, p, progress); !written)
+    return written;
   // A person's whole record: readable by the account running peto alone.
   fs::permissions(part, fs::perms::owner_read | fs::perms::owner_write, ec);
   fs::rename(part, out_path, ec);

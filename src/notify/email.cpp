@@ -236,17 +236,10 @@ std::variant<std::string, SendResult> approve(const MailServer& server, bool all
   return addresses.front();
 }
 
-SendResult deliver(const MailServer& server, const std::string& ip, const std::string& from,
-                   const std::string& rcpt, const std::string& message) {
-  static std::once_flag init;
-  std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  std::unique_ptr<CURL, CurlFree> h(curl_easy_init());
-  if (!h) throw std::bad_alloc();
-  CURL* c = h.get();
-
-  net::PinnedSocket pin;
-  if (!pin.set(ip, server.port))
-    return outcome(SendResult::Outcome::final, "'" + ip + "' is not an address to connect to.");
+// The CURLOPT_RESOLVE entry that pins the server's name to the checked
+// address `ip`, or none when the server was given as an address.
+std::unique_ptr<curl_slist, CurlFree> pinned_resolve(const MailServer& server,
+                                                     const std::string& ip) {
   std::unique_ptr<curl_slist, CurlFree> resolve;
   if (!server.is_ip) {
     std::string pinned = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
@@ -254,13 +247,13 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
         nullptr, (server.host + ":" + std::to_string(server.port) + ":" + pinned).c_str()));
     if (!resolve) throw std::bad_alloc();
   }
-  std::unique_ptr<curl_slist, CurlFree> rcpts(
-      curl_slist_append(nullptr, ("<" + rcpt + ">").c_str()));
-  if (!rcpts) throw std::bad_alloc();
-  std::string mail_from = "<" + from + ">";
-  Reader reader{message};
-  char error_text[CURL_ERROR_SIZE] = {0};
+  return resolve;
+}
 
+// How `c` reaches the server: no proxy, the timeouts, only the pinned address,
+// TLS when it can, and the instance's credentials.
+void set_connection_options(CURL* c, const MailServer& server, curl_slist* resolve,
+                            net::PinnedSocket& pin) {
   curl_easy_setopt(c, CURLOPT_URL, server.url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -268,7 +261,7 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
   curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, kTimeoutMs);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
-  if (resolve) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve.get());
+  if (resolve != nullptr) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve);
   pin.install(c);
   // smtp://: STARTTLS whenever the server offers it; smtps:// is TLS from the
   // start.
@@ -277,20 +270,24 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
     curl_easy_setopt(c, CURLOPT_USERNAME, server.user.c_str());
     curl_easy_setopt(c, CURLOPT_PASSWORD, server.password.c_str());
   }
+}
+
+// What `c` sends: the envelope, then `message` read through `reader`.
+void set_message_options(CURL* c, const std::string& mail_from, curl_slist* rcpts,
+                         const std::string& message, Reader& reader, char* error_text) {
   curl_easy_setopt(c, CURLOPT_MAIL_FROM, mail_from.c_str());
-  curl_easy_setopt(c, CURLOPT_MAIL_RCPT, rcpts.get());
+  curl_easy_setopt(c, CURLOPT_MAIL_RCPT, rcpts);
   curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
   curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(message.size()));
   curl_easy_setopt(c, CURLOPT_READFUNCTION, &read_message);
   curl_easy_setopt(c, CURLOPT_READDATA, &reader);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_text);
+}
 
-  CURLcode rc = curl_easy_perform(c);
-  if (pin.refused)
-    return outcome(SendResult::Outcome::final, "peto refused to connect to the mail server " +
-                                                   server.host +
-                                                   " at an address it had not checked.");
-  if (rc == CURLE_OK) return outcome(SendResult::Outcome::sent, "");
+// The SendResult of a transfer on `c` that ended with `rc`, not CURLE_OK:
+// failed (to be retried) or final when the server refused the recipient.
+SendResult failure_of(CURL* c, CURLcode rc, const char* error_text, const MailServer& server,
+                      const std::string& rcpt) {
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
   std::string detail = error_text[0] != 0 ? error_text : curl_easy_strerror(rc);
@@ -321,6 +318,37 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
   }
   if (code > 0) r.http_status = static_cast<int>(code);
   return r;
+}
+
+SendResult deliver(const MailServer& server, const std::string& ip, const std::string& from,
+                   const std::string& rcpt, const std::string& message) {
+  static std::once_flag init;
+  std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::unique_ptr<CURL, CurlFree> h(curl_easy_init());
+  if (!h) throw std::bad_alloc();
+  CURL* c = h.get();
+
+  net::PinnedSocket pin;
+  if (!pin.set(ip, server.port))
+    return outcome(SendResult::Outcome::final, "'" + ip + "' is not an address to connect to.");
+  std::unique_ptr<curl_slist, CurlFree> resolve = pinned_resolve(server, ip);
+  std::unique_ptr<curl_slist, CurlFree> rcpts(
+      curl_slist_append(nullptr, ("<" + rcpt + ">").c_str()));
+  if (!rcpts) throw std::bad_alloc();
+  std::string mail_from = "<" + from + ">";
+  Reader reader{message};
+  char error_text[CURL_ERROR_SIZE] = {0};
+
+  set_connection_options(c, server, resolve.get(), pin);
+  set_message_options(c, mail_from, rcpts.get(), message, reader, error_text);
+
+  CURLcode rc = curl_easy_perform(c);
+  if (pin.refused)
+    return outcome(SendResult::Outcome::final, "peto refused to connect to the mail server " +
+                                                   server.host +
+                                                   " at an address it had not checked.");
+  if (rc == CURLE_OK) return outcome(SendResult::Outcome::sent, "");
+  return failure_of(c, rc, error_text, server, rcpt);
 }
 
 class Email final : public Notifier {

@@ -142,19 +142,19 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
   return p.site.render(r, v, 200, "board", data);
 }
 
-Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int64_t id,
-                          const nlohmann::json& form) {
-  const Kind& k = domain::kind("applications");
-  auto app = p.records.get(v.account.id, k, id);
-  if (!app) return p.site.not_found(r, v);
-  std::string href = "/applications/" + std::to_string(id);
-  std::string status = (*app)["status"].get<std::string>();
-  auto form_part = [&](const std::string& name, const std::string& key) -> nlohmann::json {
-    if (form.is_object() && form.value("name", "") == name)
-      return form.value(key, nlohmann::json::object());
-    return nlohmann::json::object();
-  };
+namespace {
 
+// The part `key` ("values" or "errors") of `form` when it re-shows the form
+// called `name`, else an empty object.
+nlohmann::json form_part(const nlohmann::json& form, const std::string& name,
+                         const std::string& key) {
+  if (form.is_object() && form.value("name", "") == name)
+    return form.value(key, nlohmann::json::object());
+  return nlohmann::json::object();
+}
+
+// The application's events, newest first, with their times and labels.
+nlohmann::json timeline_items(RecordPages& p, const Visitor& v, std::int64_t id) {
   std::vector<Record> events = p.apps.timeline(v.account.id, id).value_or(std::vector<Record>{});
   nlohmann::json timeline = nlohmann::json::array();
   for (Record& e : events) {
@@ -170,59 +170,89 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
     }
     timeline.push_back(std::move(e));
   }
-  auto related = [&](const char* kind_name) {
-    const Kind& rk = domain::kind(kind_name);
-    domain::ListQuery q;
-    q.tab = "all";
-    q.equals["application_id"] = std::to_string(id);
-    q.limit = 50;
-    nlohmann::json items = nlohmann::json::array();
-    for (const Record& rec : p.records.list(v.account.id, rk, q).items) {
-      nlohmann::json item = {{"href", "/" + rk.name + "/" + std::to_string(id_of(rec))},
-                             {"title", p.view.title_of(v, rk, rec)},
-                             {"id", id_of(rec)}};
-      if (rk.name == "reminders") {
-        bool done = rec["done_at"].is_number();
-        item["due"] = p.site.format_time(v, rec["due_at"].get<std::int64_t>());
-        item["done"] = done;
-        item["done_value"] = done ? "0" : "1";
-        item["done_label"] = p.view.text(v, done ? "reminder_undo" : "reminder_done");
-      } else if (rk.name == "interviews") {
-        item["ics_href"] = "/interviews/" + std::to_string(id_of(rec)) + "/event.ics";
-        item["outcome"] = p.view.choice_label(v, "outcome", rec["outcome"].get<std::string>());
-      } else if (rk.name == "notes") {
-        item["body"] = rec["body"];
-        item["when"] = p.site.format_time(v, rec["created_at"].get<std::int64_t>());
-      }
-      items.push_back(std::move(item));
+  return timeline;
+}
+
+// The records of kind `kind_name` that belong to application `id`, as the
+// page lists them.
+nlohmann::json related_items(RecordPages& p, const Visitor& v, std::int64_t id,
+                             const char* kind_name) {
+  const Kind& rk = domain::kind(kind_name);
+  domain::ListQuery q;
+  q.tab = "all";
+  q.equals["application_id"] = std::to_string(id);
+  q.limit = 50;
+  nlohmann::json items = nlohmann::json::array();
+  for (const Record& rec : p.records.list(v.account.id, rk, q).items) {
+    nlohmann::json item = {{"href", "/" + rk.name + "/" + std::to_string(id_of(rec))},
+                           {"title", p.view.title_of(v, rk, rec)},
+                           {"id", id_of(rec)}};
+    if (rk.name == "reminders") {
+      bool done = rec["done_at"].is_number();
+      item["due"] = p.site.format_time(v, rec["due_at"].get<std::int64_t>());
+      item["done"] = done;
+      item["done_value"] = done ? "0" : "1";
+      item["done_label"] = p.view.text(v, done ? "reminder_undo" : "reminder_done");
+    } else if (rk.name == "interviews") {
+      item["ics_href"] = "/interviews/" + std::to_string(id_of(rec)) + "/event.ics";
+      item["outcome"] = p.view.choice_label(v, "outcome", rec["outcome"].get<std::string>());
+    } else if (rk.name == "notes") {
+      item["body"] = rec["body"];
+      item["when"] = p.site.format_time(v, rec["created_at"].get<std::int64_t>());
     }
-    return items;
-  };
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+// The options of the event form: the kinds a person records (not the
+// system's), `chosen` selected.
+nlohmann::json person_event_options(RecordPages& p, const Visitor& v, const std::string& chosen) {
   std::vector<std::string> person_events;
   for (const std::string& kind : domain::event_kinds())
     if (!domain::is_system_event(kind)) person_events.push_back(kind);
   nlohmann::json event_kinds = nlohmann::json::array();
-  std::string chosen_event = form_part("event", "values").value("kind", "note");
   for (const std::string& kind : person_events)
     event_kinds.push_back({{"value", kind},
                            {"label", p.view.text(v, "event_" + kind)},
-                           {"selected", kind == chosen_event}});
+                           {"selected", kind == chosen}});
+  return event_kinds;
+}
+
+// Every tag of the account, checked when application `id` has it.
+nlohmann::json tag_choices(RecordPages& p, const Visitor& v, std::int64_t id) {
+  nlohmann::json choices = nlohmann::json::array();
+  auto mine = p.apps.tags_of(v.account.id, id);
+  domain::ListQuery q;
+  q.tab = "all";
+  q.limit = 200;
+  for (const Record& tag : p.records.list(v.account.id, domain::kind("tags"), q).items) {
+    bool on = std::any_of(mine.begin(), mine.end(),
+                          [&](const Record& t) { return t["id"] == tag["id"]; });
+    choices.push_back({{"id", id_of(tag)}, {"name", tag["name"]}, {"checked", on}});
+  }
+  return choices;
+}
+
+}  // namespace
+
+Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int64_t id,
+                          const nlohmann::json& form) {
+  const Kind& k = domain::kind("applications");
+  auto app = p.records.get(v.account.id, k, id);
+  if (!app) return p.site.not_found(r, v);
+  std::string href = "/applications/" + std::to_string(id);
+  std::string status = (*app)["status"].get<std::string>();
+
+  nlohmann::json timeline = timeline_items(p, v, id);
+  auto related = [&](const char* kind_name) { return related_items(p, v, id, kind_name); };
+  std::string chosen_event = form_part(form, "event", "values").value("kind", "note");
+  nlohmann::json event_kinds = person_event_options(p, v, chosen_event);
 
   std::vector<std::string> reasons = {""};
   for (const auto& reason : domain::end_reasons()) reasons.push_back(reason);
-  nlohmann::json tag_choices = nlohmann::json::array();
-  {
-    auto mine = p.apps.tags_of(v.account.id, id);
-    domain::ListQuery q;
-    q.tab = "all";
-    q.limit = 200;
-    for (const Record& tag : p.records.list(v.account.id, domain::kind("tags"), q).items) {
-      bool on = std::any_of(mine.begin(), mine.end(),
-                            [&](const Record& t) { return t["id"] == tag["id"]; });
-      tag_choices.push_back({{"id", id_of(tag)}, {"name", tag["name"]}, {"checked", on}});
-    }
-  }
-  nlohmann::json status_values = form_part("status", "values");
+  nlohmann::json tags = tag_choices(p, v, id);
+  nlohmann::json status_values = form_part(form, "status", "values");
   nlohmann::json data = {
       {"title",
        (*app)["listing_role"].is_string() ? (*app)["listing_role"].get<std::string>() : ""},
@@ -237,26 +267,26 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"status_options", status_options(p, v, status_values.value("status", status))},
       {"end_reasons",
        p.view.choice_options(v, "end_reason", reasons, status_values.value("end_reason", ""))},
-      {"status_errors", form_part("status", "errors")},
+      {"status_errors", form_part(form, "status", "errors")},
       {"status_values", status_values},
       {"cells", p.view.cells(v, k, *app, false)},
       {"edit_href", href + "/edit"},
       {"delete_action", href + "/delete"},
       {"timeline", timeline},
       {"event_kinds", event_kinds},
-      {"event_values", form_part("event", "values")},
-      {"event_errors", form_part("event", "errors")},
+      {"event_values", form_part(form, "event", "values")},
+      {"event_errors", form_part(form, "event", "errors")},
       {"reminders", related("reminders")},
-      {"reminder_values", form_part("reminder", "values")},
-      {"reminder_errors", form_part("reminder", "errors")},
+      {"reminder_values", form_part(form, "reminder", "values")},
+      {"reminder_errors", form_part(form, "reminder", "errors")},
       {"interviews", related("interviews")},
       {"offers", related("offers")},
       {"documents", document_section(p.site, v, "application", id)},
       {"notes", related("notes")},
-      {"note_values", form_part("note", "values")},
-      {"note_errors", form_part("note", "errors")},
-      {"tags", tag_choices},
-      {"has_tags", !tag_choices.empty()},
+      {"note_values", form_part(form, "note", "values")},
+      {"note_errors", form_part(form, "note", "errors")},
+      {"tags", tags},
+      {"has_tags", !tags.empty()},
       {"new_interview_href",
        "/interviews/new?application_id=" + std::to_string(id) + "&return_to=" + url_encode(href)},
       {"new_offer_href",
@@ -265,87 +295,103 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
   return p.site.render(r, v, code, "application", data);
 }
 
-void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPages> p) {
-  auto page = [&site, p = std::move(p)](auto fn) {
-    return site.signed_in([p, fn](Request& r, const Visitor& v) {
-      auto id = path_id(r);
-      if (!id) return p->site.not_found(r, v);
-      return fn(*p, r, v, *id);
-    });
-  };
-  auto back = [](std::int64_t id) { return "/applications/" + std::to_string(id); };
+namespace {
 
-  router.add("POST", "/applications/{id}/status",
-             page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
-               Form form = Form::parse(r);
-               domain::StatusChange change;
-               change.to = form.get("status");
-               change.note = form.get("note");
-               change.end_reason = form.get("end_reason");
-               auto w = p.apps.change_status(v.account.id, id, change);
-               return p.answer(
-                   r, v, w,
-                   [&](const Record&) { return safe_return(form.get("return_to"), back(id)); },
-                   [&](const nlohmann::json& errors) {
-                     return application_page(
-                         p, r, v, id,
-                         {{"name", "status"}, {"values", form.to_json()}, {"errors", errors}});
-                   });
-             }));
-  router.add("POST", "/applications/{id}/events",
-             page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
-               Form form = Form::parse(r);
-               domain::NewEvent event;
-               event.kind = form.get("kind");
-               event.summary = form.get("summary");
-               event.body = form.get("body");
-               auto added = p.apps.add(v.account.id, id, event);
-               if (std::holds_alternative<domain::NotFound>(added)) return p.site.not_found(r, v);
-               if (auto* e = std::get_if<domain::FieldErrors>(&added))
-                 return application_page(p, r, v, id,
-                                         {{"name", "event"},
-                                          {"values", form.to_json()},
-                                          {"errors", p.site.error_texts(&v, r, *e)}});
-               return Site::redirect(back(id));
-             }));
+std::string application_href(std::int64_t id) { return "/applications/" + std::to_string(id); }
+
+// A signed-in handler for /applications/{id}/…: the 404 page when the path
+// has no id, else `fn` with it.
+template <typename Fn>
+Handler application_action(Site& site, const std::shared_ptr<RecordPages>& p, Fn fn) {
+  return site.signed_in([p, fn](Request& r, const Visitor& v) {
+    auto id = path_id(r);
+    if (!id) return p->site.not_found(r, v);
+    return fn(*p, r, v, *id);
+  });
+}
+
+// POST /applications/{id}/status.
+Response post_status(RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
+  Form form = Form::parse(r);
+  domain::StatusChange change;
+  change.to = form.get("status");
+  change.note = form.get("note");
+  change.end_reason = form.get("end_reason");
+  auto w = p.apps.change_status(v.account.id, id, change);
+  return p.answer(
+      r, v, w,
+      [&](const Record&) { return safe_return(form.get("return_to"), application_href(id)); },
+      [&](const nlohmann::json& errors) {
+        return application_page(
+            p, r, v, id, {{"name", "status"}, {"values", form.to_json()}, {"errors", errors}});
+      });
+}
+
+// POST /applications/{id}/events.
+Response post_event(RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
+  Form form = Form::parse(r);
+  domain::NewEvent event;
+  event.kind = form.get("kind");
+  event.summary = form.get("summary");
+  event.body = form.get("body");
+  auto added = p.apps.add(v.account.id, id, event);
+  if (std::holds_alternative<domain::NotFound>(added)) return p.site.not_found(r, v);
+  if (auto* e = std::get_if<domain::FieldErrors>(&added))
+    return application_page(
+        p, r, v, id,
+        {{"name", "event"}, {"values", form.to_json()}, {"errors", p.site.error_texts(&v, r, *e)}});
+  return Site::redirect(application_href(id));
+}
+
+// POST /applications/{id}/reminders and …/notes: a record of `kind_name`
+// belonging to the application, its form re-shown as `form_name` on errors.
+Response post_attached(RecordPages& p, Request& r, const Visitor& v, std::int64_t id,
+                       const std::string& kind_name, const std::string& form_name) {
+  if (!p.records.get(v.account.id, domain::kind("applications"), id)) return p.site.not_found(r, v);
+  Form form = Form::parse(r);
+  const Kind& k = domain::kind(kind_name);
+  domain::Input input = p.view.input(v, form, k);
+  input.values["application_id"] = std::to_string(id);
+  auto w = p.records.create(v.account.id, k, input);
+  return p.answer(
+      r, v, w, [&](const Record&) { return application_href(id); },
+      [&](const nlohmann::json& errors) {
+        return application_page(
+            p, r, v, id, {{"name", form_name}, {"values", form.to_json()}, {"errors", errors}});
+      });
+}
+
+// POST /applications/{id}/tags.
+Response post_tags(RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
+  Form form = Form::parse(r);
+  std::vector<std::int64_t> tags;
+  for (const std::string& t : form.all("tag")) tags.push_back(parse_id(t).value_or(-1));
+  auto set = p.apps.set_tags(v.account.id, id, tags);
+  if (std::holds_alternative<domain::NotFound>(set)) return p.site.not_found(r, v);
+  if (auto* e = std::get_if<domain::FieldErrors>(&set))
+    return application_page(
+        p, r, v, id,
+        {{"name", "tags"}, {"values", form.to_json()}, {"errors", p.site.error_texts(&v, r, *e)}});
+  return Site::redirect(application_href(id));
+}
+
+}  // namespace
+
+void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPages> p) {
+  router.add("POST", "/applications/{id}/status", application_action(site, p, post_status));
+  router.add("POST", "/applications/{id}/events", application_action(site, p, post_event));
   // Reminders and notes made on the application page belong to it.
   for (const char* name : {"reminders", "notes"}) {
     std::string kind_name = name;
     std::string form_name = kind_name == "reminders" ? "reminder" : "note";
     router.add("POST", "/applications/{id}/" + kind_name,
-               page([back, kind_name, form_name](RecordPages& p, Request& r, const Visitor& v,
-                                                 std::int64_t id) {
-                 if (!p.records.get(v.account.id, domain::kind("applications"), id))
-                   return p.site.not_found(r, v);
-                 Form form = Form::parse(r);
-                 const Kind& k = domain::kind(kind_name);
-                 domain::Input input = p.view.input(v, form, k);
-                 input.values["application_id"] = std::to_string(id);
-                 auto w = p.records.create(v.account.id, k, input);
-                 return p.answer(
-                     r, v, w, [&](const Record&) { return back(id); },
-                     [&](const nlohmann::json& errors) {
-                       return application_page(
-                           p, r, v, id,
-                           {{"name", form_name}, {"values", form.to_json()}, {"errors", errors}});
-                     });
-               }));
+               application_action(site, p,
+                                  [kind_name, form_name](RecordPages& pages, Request& r,
+                                                         const Visitor& v, std::int64_t id) {
+                                    return post_attached(pages, r, v, id, kind_name, form_name);
+                                  }));
   }
-  router.add("POST", "/applications/{id}/tags",
-             page([back](RecordPages& p, Request& r, const Visitor& v, std::int64_t id) {
-               Form form = Form::parse(r);
-               std::vector<std::int64_t> tags;
-               for (const std::string& t : form.all("tag"))
-                 tags.push_back(parse_id(t).value_or(-1));
-               auto set = p.apps.set_tags(v.account.id, id, tags);
-               if (std::holds_alternative<domain::NotFound>(set)) return p.site.not_found(r, v);
-               if (auto* e = std::get_if<domain::FieldErrors>(&set))
-                 return application_page(p, r, v, id,
-                                         {{"name", "tags"},
-                                          {"values", form.to_json()},
-                                          {"errors", p.site.error_texts(&v, r, *e)}});
-               return Site::redirect(back(id));
-             }));
+  router.add("POST", "/applications/{id}/tags", application_action(site, p, post_tags));
 }
 
 Handler home_handler(Site& site) {
