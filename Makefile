@@ -43,11 +43,12 @@ SOAK_PASSES ?= 10000
 soak: build
 	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_PASSES=$(SOAK_PASSES) BUILD=$(BUILD) scripts/with-postgres bench/soak/all
 
-# The unit, store and API tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The unit, store, engine, web and API tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer (the browser and the simulation run in `make test`).
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPETO_SANITIZE=ON -DPETO_BENCH=OFF
-	cmake --build $(ASAN_BUILD) -j$(JOBS) --target test_unit test_store test_api peto
-	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -L 'unit|store|api'
+	cmake --build $(ASAN_BUILD) -j$(JOBS) --target test_unit test_store test_engine test_web test_api peto
+	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -L 'unit|store|engine|web|api'
 
 bench: build
 	scripts/with-postgres bench/run
