@@ -377,7 +377,7 @@ Response post_tags(RecordPages& p, Request& r, const Visitor& v, std::int64_t id
 
 }  // namespace
 
-void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPages> p) {
+void add_application_routes(Router& router, Site& site, const std::shared_ptr<RecordPages>& p) {
   router.add("POST", "/applications/{id}/status", application_action(site, p, post_status));
   router.add("POST", "/applications/{id}/events", application_action(site, p, post_event));
   // Reminders and notes made on the application page belong to it.

@@ -46,6 +46,6 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v);
 Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int64_t id,
                           const nlohmann::json& form = nullptr);
 // The POST /applications/{id}/… actions.
-void add_application_routes(Router& router, Site& site, std::shared_ptr<RecordPages> p);
+void add_application_routes(Router& router, Site& site, const std::shared_ptr<RecordPages>& p);
 
 }  // namespace peto::web
