@@ -21,10 +21,15 @@ struct Command {
   bool needs_secret_key = false;  // it opens connections' sealed secrets
 };
 
-// A value the parser fills and the command reads later.
+// A value the parser fills and the command reads later. Every slot lives until
+// peto exits: the parser writes flags a command's lambda may not capture
+// (`--password-stdin` is required but read from standard input, not the slot).
 template <typename T>
 std::shared_ptr<T> slot(T initial = T()) {
-  return std::make_shared<T>(std::move(initial));
+  static std::vector<std::shared_ptr<void>> all;
+  auto value = std::make_shared<T>(std::move(initial));
+  all.push_back(value);
+  return value;
 }
 
 // up, serve, migrate, schedule, work, healthcheck.
