@@ -157,9 +157,6 @@ bool Copies::finish(std::int64_t id, Millis claim, const std::string& status,
   return written.affected == 1;
 }
 
-// Longer than 80 lines until the copies, the outbox and the syncs share one
-// attempt against a connection (load, send, settle).
-// NOLINTNEXTLINE(readability-function-size)
 CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   auto rows = db_.query(
       "SELECT d.owner_id, d.upload_id, d.connection_id, d.attempts, u.file, u.filename,"
