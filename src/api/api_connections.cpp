@@ -222,8 +222,8 @@ Response test_connection(Api& api, Site& site, ApiCall& c) {
   log::info("api", "connection tested",
             {{"user", c.owner()},
              {"connection", c.id},
-             {"outcome", std::string(result->outcome_name())}});
-  return Response::json(200, {{"outcome", std::string(result->outcome_name())},
+             {"outcome", std::string(notify::outcome_name(*result))}});
+  return Response::json(200, {{"outcome", std::string(notify::outcome_name(*result))},
                               {"message", site.catalogue().text(lang, result->message)}});
 }
 

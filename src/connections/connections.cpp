@@ -421,9 +421,9 @@ std::optional<json> Connections::full_config(store::Conn& conn, std::int64_t id)
   return state_.full_config(conn, id);
 }
 
-std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
-                                            const net::HttpClient& http,
-                                            const std::string& language) {
+std::optional<plugin::Outcome> Connections::test(std::int64_t owner, std::int64_t id,
+                                                 const net::HttpClient& http,
+                                                 const std::string& language) {
   auto c = get(owner, id);
   if (!c) return std::nullopt;
   auto conn = db_.acquire();
@@ -432,14 +432,15 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
   // A sync is tried with "Sync now" (sync/syncs.h), which records its own
   // outcome; a test here would only write a misleading error.
   if (c->kind == "sync")
-    return SendResult{SendResult::Outcome::final, "sync_test_use_sync_now", std::nullopt, false};
+    return plugin::Outcome{plugin::Outcome::Kind::final, "sync_test_use_sync_now", std::nullopt,
+                           false};
   const Notifier* n = notify::find_notifier(c->plugin);
-  SendResult result;
+  plugin::Outcome result;
   auto config = full_config(*conn, id);
   if (n == nullptr) {
-    result = {SendResult::Outcome::final, "error_notifier_unknown", std::nullopt, false};
+    result = {plugin::Outcome::Kind::final, "error_notifier_unknown", std::nullopt, false};
   } else if (!config) {
-    result = {SendResult::Outcome::final, "error_secrets_unreadable", std::nullopt, false};
+    result = {plugin::Outcome::Kind::final, "error_secrets_unreadable", std::nullopt, false};
   } else {
     auto users = conn->query(
         "SELECT email, language, time_zone FROM users WHERE id = ? AND active = 1", {owner});
@@ -458,18 +459,19 @@ std::optional<SendResult> Connections::test(std::int64_t owner, std::int64_t id,
     try {
       result = n->send(test, *config, to, ctx);
     } catch (const std::exception& e) {
-      result = {SendResult::Outcome::failed, e.what(), std::nullopt, false};
+      result = {plugin::Outcome::Kind::retry, e.what(), std::nullopt, false};
     }
   }
-  record(*conn, id, result.outcome == SendResult::Outcome::sent, result.message);
+  record(*conn, id, result.kind == plugin::Outcome::Kind::done, result.message);
   return result;
 }
 
 // A store's test: "peto-test.txt" (a line of text) copied to it now.
-std::optional<SendResult> Connections::test_store(store::Conn& conn, const media::Store& store,
-                                                  std::int64_t id, const net::HttpClient& http) {
-  using O = SendResult::Outcome;
-  SendResult result;
+std::optional<plugin::Outcome> Connections::test_store(store::Conn& conn, const media::Store& store,
+                                                       std::int64_t id,
+                                                       const net::HttpClient& http) {
+  using O = plugin::Outcome::Kind;
+  plugin::Outcome result;
   auto config = full_config(conn, id);
   if (!config) {
     result = {O::final, "error_secrets_unreadable", std::nullopt, false};
@@ -499,21 +501,9 @@ std::optional<SendResult> Connections::test_store(store::Conn& conn, const media
       put = media::PutResult::failed(e.what());
     }
     fs::remove(path, ec);
-    switch (put.outcome) {
-      case media::PutResult::Outcome::sent:
-        result = {O::sent, "", std::nullopt, false};
-        break;
-      case media::PutResult::Outcome::declined:
-        result = {O::final, put.message, std::nullopt, false};
-        break;
-      case media::PutResult::Outcome::unusable:
-        result = {O::unusable, put.message, std::nullopt, false};
-        break;
-      default:
-        result = {O::failed, put.message, std::nullopt, false};
-    }
+    result = put.outcome;
   }
-  record(conn, id, result.outcome == O::sent, result.message);
+  record(conn, id, result.kind == O::done, result.message);
   return result;
 }
 

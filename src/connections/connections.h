@@ -44,7 +44,6 @@
 namespace peto::connections {
 
 using notify::Notifier;
-using notify::SendResult;
 using plugin::ConfigErrors;
 using plugin::FieldSpec;
 
@@ -117,8 +116,8 @@ class Connections {
   // "test") — or, for a store, copies a small text file named
   // "peto-test.txt" to it — records the outcome on the connection and
   // returns it (a store's declined reads as final).
-  std::optional<SendResult> test(std::int64_t owner, std::int64_t id, const net::HttpClient& http,
-                                 const std::string& language);
+  std::optional<plugin::Outcome> test(std::int64_t owner, std::int64_t id,
+                                      const net::HttpClient& http, const std::string& language);
 
   // The outcome of a use: ok sets last_ok_at and clears last_error; a failure
   // keeps last_ok_at and sets last_error ("Failed without saying why." when
@@ -127,8 +126,8 @@ class Connections {
   void retire(store::Conn& conn, std::int64_t id, const std::string& reason, bool keep_secrets);
 
  private:
-  std::optional<SendResult> test_store(store::Conn& conn, const media::Store& store,
-                                       std::int64_t id, const net::HttpClient& http);
+  std::optional<plugin::Outcome> test_store(store::Conn& conn, const media::Store& store,
+                                            std::int64_t id, const net::HttpClient& http);
   std::variant<nlohmann::json, ConfigErrors> checked(const PluginSpec& n, nlohmann::json current,
                                                      const nlohmann::json& values);
   store::Db& db_;

@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "media/stores.h"
 #include "media/uploads.h"
+#include "plugin/attempt.h"
 #include "plugin/connection_state.h"
 
 namespace peto::media {
@@ -13,6 +14,28 @@ namespace {
 
 std::string clipped(const std::string& s) {
   return s.size() > kCopyErrorMax ? s.substr(0, kCopyErrorMax) : s;
+}
+
+// Fills `file` from a copy's row (columns as Copies::attempt reads them) and
+// checks it against the file on disk: "" when it can be sent, else why not.
+std::string file_to_put(const Config& config, const store::Row& row, PutFile& file) {
+  if (row.text(4).empty()) return "The document has no file.";
+  file.path = config.media_dir() + "/" + row.text(4);
+  FileFacts facts;
+  auto damage = check_file(file.path, std::nullopt, row.opt_text(7), &facts);
+  if (damage == Damage::missing) return "The document's file is missing.";
+  if (damage == Damage::changed)
+    return "The document's file no longer matches its checksum; it was not sent.";
+  std::string filename = row.text(5).empty() ? "document" : row.text(5);
+  // The document's id first, whole: only the name after it is shortened, so
+  // two documents never share a name on the store.
+  std::string tail = safe_name(filename);
+  if (tail.size() > kCopyNameMax) tail.erase(0, tail.size() - kCopyNameMax);  // keep the extension
+  file.remote_name = std::to_string(row.int_at(1)) + "-" + tail;
+  file.content_type = row.text(6);
+  file.size = facts.size;
+  file.sha256 = facts.sha256;
+  return "";
 }
 
 }  // namespace
@@ -52,9 +75,7 @@ std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::in
   return out;
 }
 
-Millis copy_retry_delay_ms(int attempts) {
-  return kCopyFirstRetryMs << std::clamp(attempts - 1, 0, 20);
-}
+Millis copy_retry_delay_ms(int attempts) { return plugin::retry_wait(kCopyBackoff, attempts); }
 
 const char* copy_outcome_name(CopyOutcome o) {
   switch (o) {
@@ -136,9 +157,6 @@ bool Copies::finish(std::int64_t id, Millis claim, const std::string& status,
   return written.affected == 1;
 }
 
-// Longer than 80 lines until the copies, the outbox and the syncs share one
-// attempt against a connection (load, send, settle).
-// NOLINTNEXTLINE(readability-function-size)
 CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   auto rows = db_.query(
       "SELECT d.owner_id, d.upload_id, d.connection_id, d.attempts, u.file, u.filename,"
@@ -169,12 +187,7 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
       "UPDATE document_copies SET attempts = ?, last_attempt_at = COALESCE(?, now_ms())"
       " WHERE id = ? AND claimed_until = ?",
       {attempts, store::now_param(clock_), id, claim});
-  auto failed = [&](const std::string& why) {
-    if (!finish(id, claim, "failed", why, copy_retry_delay_ms(attempts))) return CopyOutcome::busy;
-    log::info("copies", "copy failed",
-              {{"copy", id}, {"attempt", attempts}, {"error", clipped(why)}});
-    return CopyOutcome::failed;
-  };
+  auto failed = [&](const std::string& why) { return copy_failed(id, claim, attempts, why); };
   if (!usable) return failed("The store connection is switched off, removed or unknown.");
 
   plugin::ConnectionState connections(clock_, config_);
@@ -186,23 +199,8 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   if (!config)
     return failed(
         "The connection's secrets cannot be opened (PETO_SECRET_KEY changed); enter them again.");
-  if (row.text(4).empty()) return failed("The document has no file.");
   PutFile file;
-  file.path = config_.media_dir() + "/" + row.text(4);
-  FileFacts facts;
-  auto damage = check_file(file.path, std::nullopt, row.opt_text(7), &facts);
-  if (damage == Damage::missing) return failed("The document's file is missing.");
-  if (damage == Damage::changed)
-    return failed("The document's file no longer matches its checksum; it was not sent.");
-  std::string filename = row.text(5).empty() ? "document" : row.text(5);
-  // The document's id first, whole: only the name after it is shortened, so
-  // two documents never share a name on the store.
-  std::string tail = safe_name(filename);
-  if (tail.size() > kCopyNameMax) tail.erase(0, tail.size() - kCopyNameMax);  // keep the extension
-  file.remote_name = std::to_string(row.int_at(1)) + "-" + tail;
-  file.content_type = row.text(6);
-  file.size = facts.size;
-  file.sha256 = facts.sha256;
+  if (std::string why = file_to_put(config_, row, file); !why.empty()) return failed(why);
 
   PutResult result;
   try {
@@ -210,45 +208,62 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   } catch (const std::exception& e) {
     result = PutResult::failed(std::string("Error: ") + e.what());
   }
-  switch (result.outcome) {
-    case PutResult::Outcome::sent: {
-      const bool written =
-          finish(id, claim, "sent", "", std::nullopt, result.external_id, result.external_url);
-      {
-        auto conn = db_.acquire();
-        connections.record(*conn, connection_id, true, "");
-      }
-      if (!written) {
-        // The document version was deleted (or the claim lost) while the
-        // file travelled: the store has a file no copy row speaks of.
-        log::warn("copies", "copy sent but its row is gone or no longer claimed",
-                  {{"copy", id},
-                   {"store", std::string(store->name())},
-                   {"external_id", clipped(result.external_id)},
-                   {"external_url", clipped(result.external_url)}});
-        return CopyOutcome::busy;
-      }
-      log::info("copies", "copy sent", {{"copy", id}, {"store", std::string(store->name())}});
-      return CopyOutcome::sent;
-    }
-    case PutResult::Outcome::declined:
-      if (!finish(id, claim, "declined",
-                  result.message.empty() ? "The store did not accept the file." : result.message,
-                  std::nullopt))
-        return CopyOutcome::busy;
-      log::info("copies", "copy declined", {{"copy", id}, {"error", clipped(result.message)}});
-      return CopyOutcome::declined;
-    case PutResult::Outcome::unusable: {
-      {
-        auto conn = db_.acquire();
-        connections.retire(*conn, connection_id, result.message, false);
-      }
-      return failed(result.message);
-    }
-    default:
-      return failed(result.message.empty() ? "The copy failed without saying why."
-                                           : result.message);
+  return settle_put(id, claim, attempts, connection_id, *store, result);
+}
+
+// Writes the store's answer to a copy's attempt: on the copy's row, and on
+// the connection's (plugin::settle: marked working when sent, retired when
+// unusable; a failure leaves the connection's row alone).
+CopyOutcome Copies::settle_put(std::int64_t id, Millis claim, int attempts,
+                               std::int64_t connection_id, const Store& store,
+                               const PutResult& result) {
+  plugin::ConnectionState connections(clock_, config_);
+  const plugin::Outcome& outcome = result.outcome;
+  auto settle_connection = [&] {
+    auto conn = db_.acquire();
+    plugin::settle(connections, *conn, connection_id, outcome, plugin::Record::done_only);
+  };
+  if (outcome.kind == plugin::Outcome::Kind::unusable) {
+    settle_connection();
+    return copy_failed(id, claim, attempts, outcome.message);
   }
+  if (outcome.kind == plugin::Outcome::Kind::done) {
+    const bool written =
+        finish(id, claim, "sent", "", std::nullopt, result.external_id, result.external_url);
+    settle_connection();
+    if (!written) {
+      // The document version was deleted (or the claim lost) while the
+      // file travelled: the store has a file no copy row speaks of.
+      log::warn("copies", "copy sent but its row is gone or no longer claimed",
+                {{"copy", id},
+                 {"store", std::string(store.name())},
+                 {"external_id", clipped(result.external_id)},
+                 {"external_url", clipped(result.external_url)}});
+      return CopyOutcome::busy;
+    }
+    log::info("copies", "copy sent", {{"copy", id}, {"store", std::string(store.name())}});
+    return CopyOutcome::sent;
+  }
+  if (outcome.kind == plugin::Outcome::Kind::final) {
+    if (!finish(id, claim, "declined",
+                outcome.message.empty() ? "The store did not accept the file." : outcome.message,
+                std::nullopt))
+      return CopyOutcome::busy;
+    log::info("copies", "copy declined", {{"copy", id}, {"error", clipped(outcome.message)}});
+    return CopyOutcome::declined;
+  }
+  return copy_failed(
+      id, claim, attempts,
+      outcome.message.empty() ? "The copy failed without saying why." : outcome.message);
+}
+
+// A failed attempt: the copy waits copy_retry_delay_ms(attempts).
+CopyOutcome Copies::copy_failed(std::int64_t id, Millis claim, int attempts,
+                                const std::string& why) {
+  if (!finish(id, claim, "failed", why, copy_retry_delay_ms(attempts))) return CopyOutcome::busy;
+  log::info("copies", "copy failed",
+            {{"copy", id}, {"attempt", attempts}, {"error", clipped(why)}});
+  return CopyOutcome::failed;
 }
 
 std::optional<CopyOutcome> Copies::send_now(std::int64_t owner, std::int64_t copy_id) {

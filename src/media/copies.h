@@ -11,9 +11,13 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "net/http.h"
+#include "plugin/attempt.h"
 #include "store/db.h"
 
 namespace peto::media {
+
+class Store;
+struct PutResult;
 
 // Makes the pending document_copies rows for one upload, one per enabled
 // store connection of `owner`, on `conn` (inside the caller's transaction).
@@ -53,14 +57,16 @@ std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::in
 // attempt: the row waits 5 minutes with the reason. Otherwise attempts + 1,
 // then: connection gone, disabled or not a store, unreadable secrets, the
 // file missing or no longer matching its SHA-256 → failed; the store's
-// answer: sent (external id and URL, the connection marked working),
-// declined (never retried), failed, or unusable (the connection is retired,
-// the copy failed). A failure waits 5 min × 2^(attempts−1) (5, 10, 20, 40,
-// 80 min); after the 6th the row stays failed and is never due again until a
-// person presses "Send now", which resets attempts to 0 and tries at once.
+// answer (PutResult's plugin::Outcome): done → sent (external id and URL,
+// the connection marked working), final → declined (never retried), retry →
+// failed, or unusable (the connection is retired, the copy failed); the
+// connection's row is written by plugin::settle and a failure leaves it alone. A failure waits 5
+// min × 2^(attempts−1) (5, 10, 20, 40, 80 min); after the 6th the row stays failed and is never due
+// again until a person presses "Send now", which resets attempts to 0 and tries at once.
 inline constexpr int kCopyBatch = 50;
 inline constexpr int kCopyMaxAttempts = 6;
 inline constexpr Millis kCopyFirstRetryMs = 5 * 60 * 1000;
+inline constexpr plugin::Backoff kCopyBackoff{kCopyMaxAttempts, kCopyFirstRetryMs};
 inline constexpr Millis kCopyClaimMs = 15 * 60 * 1000;
 inline constexpr std::size_t kCopyErrorMax = 500;
 // The longest file name after "<document id>-" in a copy's name on a store.
@@ -94,6 +100,9 @@ class Copies {
   bool finish(std::int64_t id, Millis claim, const std::string& status, const std::string& error,
               std::optional<Millis> wait, const std::string& external_id = "",
               const std::string& external_url = "");
+  CopyOutcome settle_put(std::int64_t id, Millis claim, int attempts, std::int64_t connection_id,
+                         const Store& store, const PutResult& result);
+  CopyOutcome copy_failed(std::int64_t id, Millis claim, int attempts, const std::string& why);
   store::Db& db_;
   const Clock& clock_;
   const Config& config_;

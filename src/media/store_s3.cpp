@@ -152,11 +152,11 @@ class S3Store final : public Store {
     req.allow_private = ctx.config.allow_private_destinations;
     auto answer = ctx.http.send(req);
     PutResult result = read_put_answer(answer, "S3 server");
-    if (auto* r = std::get_if<net::HttpResponse>(&answer);
-        r != nullptr && result.outcome != PutResult::Outcome::sent) {
-      if (std::string code = error_code(r->body); !code.empty()) result.message += " " + code + ".";
+    if (auto* r = std::get_if<net::HttpResponse>(&answer); r != nullptr && !result.stored()) {
+      if (std::string code = error_code(r->body); !code.empty())
+        result.outcome.message += " " + code + ".";
     }
-    if (result.outcome == PutResult::Outcome::sent) {
+    if (result.stored()) {
       result.external_id = key;
       result.external_url = to.url;
     }

@@ -110,12 +110,11 @@ class WebDavStore final : public Store {
     auto answer = put_once();
     auto* r = std::get_if<net::HttpResponse>(&answer);
     if (r != nullptr && (r->status == 404 || r->status == 409)) {
-      if (auto why = make_folders(base, *segs, auth, ctx); why.outcome != PutResult::Outcome::sent)
-        return why;
+      if (auto why = make_folders(base, *segs, auth, ctx); !why.stored()) return why;
       answer = put_once();
     }
     PutResult result = read_put_answer(answer, "WebDAV server");
-    if (result.outcome == PutResult::Outcome::sent) {
+    if (result.stored()) {
       std::string id;
       for (const auto& s : *segs) id += s + "/";
       result.external_id = id + safe_name(file.remote_name);
@@ -147,7 +146,7 @@ class WebDavStore final : public Store {
                                  "WebDAV server (" +
                                  std::to_string(r->status) + "); check the connection's URL.");
       PutResult why = read_put_answer(answer, "WebDAV server");
-      if (why.outcome == PutResult::Outcome::sent) continue;  // another 2xx: the folder is there
+      if (why.stored()) continue;  // another 2xx: the folder is there
       return why;
     }
     return PutResult::sent("", "");

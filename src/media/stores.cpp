@@ -6,19 +6,6 @@
 
 namespace peto::media {
 
-std::string_view PutResult::outcome_name() const {
-  switch (outcome) {
-    case Outcome::sent:
-      return "sent";
-    case Outcome::declined:
-      return "declined";
-    case Outcome::unusable:
-      return "unusable";
-    default:
-      return "failed";
-  }
-}
-
 std::string Store::refusal(const nlohmann::json&, const Config&) const { return ""; }
 
 const std::vector<const Store*>& stores() {

@@ -5,7 +5,8 @@
 // (notify/connections.h): the store declares the fields that connection holds
 // (fields(), secrets marked), checks them (validate()), and copies one file
 // with them (put()). The copies step (steps/copies.h, media/copies.h) calls
-// put() and turns the PutResult into the document copy's next state, so a
+// put() and turns the PutResult's plugin::Outcome into the document copy's
+// next state, so a
 // store never retries, sleeps or writes to the database itself.
 //
 // put() may be called from several threads and processes at once; a store
@@ -30,6 +31,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "net/http.h"
+#include "plugin/attempt.h"
 #include "plugin/plugin.h"
 
 namespace peto::media {
@@ -65,25 +67,29 @@ struct PutContext {
   std::chrono::milliseconds timeout{120'000};
 };
 
+// What a put came to: the outcome of an attempt against the store's
+// connection (plugin/attempt.h) — done (the store has the file), final (the
+// store will not take it: too large, a refused type; trying again cannot
+// help), retry (5xx, timeout, refused connection, missing folder) or unusable
+// (credentials refused: retire the connection) — and, when done, the file's
+// name there and its address.
 struct PutResult {
-  enum class Outcome {
-    sent,      // the store has the file: external_id (its name there) and external_url
-    declined,  // the store will not take it (too large, refused type): trying again cannot help
-    failed,    // try again later (5xx, timeout, refused connection, missing folder)
-    unusable,  // the connection itself is over (credentials refused): retire it
-  };
-  Outcome outcome = Outcome::failed;
+  plugin::Outcome outcome;
   std::string external_id;
   std::string external_url;
-  std::string message;  // a sentence for the person; "" when sent
 
   static PutResult sent(std::string id, std::string url) {
-    return {Outcome::sent, std::move(id), std::move(url), ""};
+    return {{plugin::Outcome::Kind::done, "", std::nullopt, false}, std::move(id), std::move(url)};
   }
-  static PutResult declined(std::string why) { return {Outcome::declined, "", "", std::move(why)}; }
-  static PutResult failed(std::string why) { return {Outcome::failed, "", "", std::move(why)}; }
-  static PutResult unusable(std::string why) { return {Outcome::unusable, "", "", std::move(why)}; }
-  std::string_view outcome_name() const;  // "sent", "declined", "failed", "unusable"
+  static PutResult declined(std::string why) { return of(plugin::Outcome::Kind::final, why); }
+  static PutResult failed(std::string why) { return of(plugin::Outcome::Kind::retry, why); }
+  static PutResult unusable(std::string why) { return of(plugin::Outcome::Kind::unusable, why); }
+  bool stored() const { return outcome.kind == plugin::Outcome::Kind::done; }
+
+ private:
+  static PutResult of(plugin::Outcome::Kind kind, std::string why) {
+    return {{kind, std::move(why), std::nullopt, false}, "", ""};
+  }
 };
 
 // A store's name is "local", "webdav" or "s3"; its label is in
@@ -114,9 +120,10 @@ const Store* find_store(std::string_view name);
 // nothing is left.
 std::string safe_name(std::string_view name);
 
-// The usual reading of an HTTP answer to an upload: 2xx sent (the caller
+// The usual reading of an HTTP answer to an upload: 2xx done (the caller
 // fills in the id and URL); 401/403 unusable; 408, 429, 5xx and 3xx (redirects
-// are never followed) failed; other 4xx declined. Transport errors failed.
+// are never followed) retry; other 4xx final (declined). Transport errors
+// retry.
 PutResult read_put_answer(const std::variant<net::HttpResponse, net::HttpError>& answer,
                           std::string_view what);
 

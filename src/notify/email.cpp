@@ -143,9 +143,9 @@ bool language_tag(std::string_view lang) {
   return true;
 }
 
-SendResult outcome(SendResult::Outcome o, std::string message) {
-  SendResult r;
-  r.outcome = o;
+plugin::Outcome outcome(plugin::Outcome::Kind o, std::string message) {
+  plugin::Outcome r;
+  r.kind = o;
   r.message = std::move(message);
   return r;
 }
@@ -214,14 +214,14 @@ struct CurlFree {
 };
 
 // The checked address of the mail server, or why there is none.
-std::variant<std::string, SendResult> approve(const MailServer& server, bool allow_private) {
+std::variant<std::string, plugin::Outcome> approve(const MailServer& server, bool allow_private) {
   std::vector<std::string> addresses;
   if (server.is_ip) {
     addresses.push_back(server.host);
   } else {
     addresses = net::system_resolver()(server.host);
     if (addresses.empty())
-      return outcome(SendResult::Outcome::failed,
+      return outcome(plugin::Outcome::Kind::retry,
                      "Could not find the address of the mail server " + server.host + ".");
   }
   net::DestinationPolicy policy{allow_private};
@@ -230,7 +230,7 @@ std::variant<std::string, SendResult> approve(const MailServer& server, bool all
       std::string why = server.is_ip ? s.message()
                                      : "The mail server " + server.host + " resolves to " + a +
                                            ", and " + s.message();
-      return outcome(SendResult::Outcome::final, why + ".");
+      return outcome(plugin::Outcome::Kind::final, why + ".");
     }
   }
   return addresses.front();
@@ -284,43 +284,43 @@ void set_message_options(CURL* c, const std::string& mail_from, curl_slist* rcpt
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_text);
 }
 
-// The SendResult of a transfer on `c` that ended with `rc`, not CURLE_OK:
+// The plugin::Outcome of a transfer on `c` that ended with `rc`, not CURLE_OK:
 // failed (to be retried) or final when the server refused the recipient.
-SendResult failure_of(CURL* c, CURLcode rc, const char* error_text, const MailServer& server,
+plugin::Outcome failure_of(CURL* c, CURLcode rc, const char* error_text, const MailServer& server,
                       const std::string& rcpt) {
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
   std::string detail = error_text[0] != 0 ? error_text : curl_easy_strerror(rc);
-  using Outcome = SendResult::Outcome;
+  using Kind = plugin::Outcome::Kind;
   switch (rc) {
     case CURLE_OPERATION_TIMEDOUT:
-      return outcome(Outcome::failed, "The mail server " + server.host + " did not answer within " +
+      return outcome(Kind::retry, "The mail server " + server.host + " did not answer within " +
                                           std::to_string(kTimeoutMs / 1000) + " s.");
     case CURLE_COULDNT_CONNECT:
-      return outcome(Outcome::failed,
+      return outcome(Kind::retry,
                      "Could not connect to the mail server " + server.host + ": " + detail + ".");
     case CURLE_LOGIN_DENIED:
       // The instance's account at its mail server, not this connection: an
       // administrator can mend it before the retries run out.
-      return outcome(Outcome::failed, "The mail server " + server.host +
+      return outcome(Kind::retry, "The mail server " + server.host +
                                           " refused peto's user name or password; the "
                                           "administrator should check PETO_SMTP_URL.");
     default:
       break;
   }
-  SendResult r;
+  plugin::Outcome r;
   if (code >= 500 && code < 600) {
-    r = outcome(Outcome::final, "The mail server refused the message for " + rcpt + " (" +
+    r = outcome(Kind::final, "The mail server refused the message for " + rcpt + " (" +
                                     std::to_string(code) + "): " + detail + ".");
   } else {
-    r = outcome(Outcome::failed,
+    r = outcome(Kind::retry,
                 "Sending the e-mail through " + server.host + " failed: " + detail + ".");
   }
   if (code > 0) r.http_status = static_cast<int>(code);
   return r;
 }
 
-SendResult deliver(const MailServer& server, const std::string& ip, const std::string& from,
+plugin::Outcome deliver(const MailServer& server, const std::string& ip, const std::string& from,
                    const std::string& rcpt, const std::string& message) {
   static std::once_flag init;
   std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -330,7 +330,7 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
 
   net::PinnedSocket pin;
   if (!pin.set(ip, server.port))
-    return outcome(SendResult::Outcome::final, "'" + ip + "' is not an address to connect to.");
+    return outcome(plugin::Outcome::Kind::final, "'" + ip + "' is not an address to connect to.");
   std::unique_ptr<curl_slist, CurlFree> resolve = pinned_resolve(server, ip);
   std::unique_ptr<curl_slist, CurlFree> rcpts(
       curl_slist_append(nullptr, ("<" + rcpt + ">").c_str()));
@@ -344,10 +344,10 @@ SendResult deliver(const MailServer& server, const std::string& ip, const std::s
 
   CURLcode rc = curl_easy_perform(c);
   if (pin.refused)
-    return outcome(SendResult::Outcome::final, "peto refused to connect to the mail server " +
+    return outcome(plugin::Outcome::Kind::final, "peto refused to connect to the mail server " +
                                                    server.host +
                                                    " at an address it had not checked.");
-  if (rc == CURLE_OK) return outcome(SendResult::Outcome::sent, "");
+  if (rc == CURLE_OK) return outcome(plugin::Outcome::Kind::done, "");
   return failure_of(c, rc, error_text, server, rcpt);
 }
 
@@ -373,32 +373,32 @@ class Email final : public Notifier {
     return to.empty() ? "(the account's e-mail address)" : to;
   }
 
-  SendResult send(const Notification& n, const nlohmann::json& config, const Recipient& to,
+  plugin::Outcome send(const Notification& n, const nlohmann::json& config, const Recipient& to,
                   const SendContext& ctx) const override {
-    using Outcome = SendResult::Outcome;
+    using Kind = plugin::Outcome::Kind;
     if (ctx.config.smtp_url.empty())
-      return outcome(Outcome::final,
+      return outcome(Kind::final,
                      "E-mail is not set up on this peto: the administrator has to set "
                      "PETO_SMTP_URL.");
     auto server = parse_server(ctx.config.smtp_url);
     if (!server)
-      return outcome(Outcome::final,
+      return outcome(Kind::final,
                      "PETO_SMTP_URL is not a usable smtp:// or smtps:// address; the "
                      "administrator has to correct it.");
     std::string rcpt = builtin::text(config, "to");
     if (rcpt.empty()) rcpt = to.email;
     if (!plausible_address(rcpt))
-      return outcome(Outcome::final,
+      return outcome(Kind::final,
                      "There is no valid e-mail address to send "
                      "to; set one on the connection.");
     std::string from = bare_address(ctx.config.smtp_from);
     if (!plausible_address(from))
-      return outcome(Outcome::final,
+      return outcome(Kind::final,
                      "PETO_SMTP_FROM is not a usable e-mail "
                      "address; the administrator has to "
                      "correct it.");
     auto ip = approve(*server, ctx.config.allow_private_destinations);
-    if (auto* refused = std::get_if<SendResult>(&ip)) return *refused;
+    if (auto* refused = std::get_if<plugin::Outcome>(&ip)) return *refused;
     return deliver(*server, std::get<std::string>(ip), from, rcpt,
                    email_message(n, ctx.config.smtp_from, rcpt, ctx.clock.now_ms()));
   }

@@ -28,19 +28,19 @@ class Gotify final : public Notifier {
     return builtin::masked_url(builtin::text(config, "server"));
   }
 
-  SendResult send(const Notification& n, const nlohmann::json& config, const Recipient&,
-                  const SendContext& ctx) const override {
+  plugin::Outcome send(const Notification& n, const nlohmann::json& config, const Recipient&,
+                       const SendContext& ctx) const override {
     nlohmann::json message = {
         {"title", n.title}, {"message", n.body.empty() ? n.title : n.body}, {"priority", 5}};
     // The Gotify app opens the click URL as given: a bare path leads nowhere.
     if (n.url.starts_with("https://") || n.url.starts_with("http://"))
       message["extras"] = {{"client::notification", {{"click", {{"url", n.url}}}}}};
     std::string url = builtin::without_trailing_slash(builtin::text(config, "server")) + "/message";
-    SendResult r = read_http_answer(builtin::post_json(
+    plugin::Outcome r = read_http_answer(builtin::post_json(
         ctx, url, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
         {{"X-Gotify-Key", builtin::text(config, "token")}}));
     if (r.http_status == 401 || r.http_status == 403) {
-      r.outcome = SendResult::Outcome::unusable;
+      r.kind = plugin::Outcome::Kind::unusable;
       r.keep_secrets = false;
       r.message = "The Gotify server no longer accepts this application token (" +
                   std::to_string(*r.http_status) + "); create a new one and connect again.";

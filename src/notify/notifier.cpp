@@ -11,15 +11,15 @@
 
 namespace peto::notify {
 
-std::string_view SendResult::outcome_name() const {
-  switch (outcome) {
-    case Outcome::sent:
+std::string_view outcome_name(const plugin::Outcome& outcome) {
+  switch (outcome.kind) {
+    case plugin::Outcome::Kind::done:
       return "sent";
-    case Outcome::failed:
+    case plugin::Outcome::Kind::retry:
       return "failed";
-    case Outcome::final:
+    case plugin::Outcome::Kind::final:
       return "final";
-    case Outcome::unusable:
+    case plugin::Outcome::Kind::unusable:
       return "unusable";
   }
   return "failed";
@@ -27,19 +27,19 @@ std::string_view SendResult::outcome_name() const {
 
 namespace {
 
-SendResult result(SendResult::Outcome outcome, std::string message,
-                  std::optional<int> status = std::nullopt) {
-  SendResult r;
-  r.outcome = outcome;
+plugin::Outcome result(plugin::Outcome::Kind outcome, std::string message,
+                       std::optional<int> status = std::nullopt) {
+  plugin::Outcome r;
+  r.kind = outcome;
   r.message = std::move(message);
   r.http_status = status;
   return r;
 }
 
-SendResult read_response(const net::HttpResponse& r) {
-  using Outcome = SendResult::Outcome;
+plugin::Outcome read_response(const net::HttpResponse& r) {
+  using Outcome = plugin::Outcome::Kind;
   const int s = r.status;
-  if (s >= 200 && s < 300) return result(Outcome::sent, "", s);
+  if (s >= 200 && s < 300) return result(Outcome::done, "", s);
   if (s >= 300 && s < 400) {
     const std::string* location = r.header("location");
     // The receiver wrote Location: shown to the person, so kept short.
@@ -50,23 +50,23 @@ SendResult read_response(const net::HttpResponse& r) {
                   " (a redirect) without saying where to.";
     // 301 and 308 are for good: the same address will keep redirecting. The
     // others may be a passing arrangement of the receiver's.
-    return result(s == 301 || s == 308 ? Outcome::final : Outcome::failed, where, s);
+    return result(s == 301 || s == 308 ? Outcome::final : Outcome::retry, where, s);
   }
   std::string answered = "The receiver answered " + std::to_string(s) + ".";
-  if (s == 408 || s == 429 || s >= 500) return result(Outcome::failed, answered, s);
+  if (s == 408 || s == 429 || s >= 500) return result(Outcome::retry, answered, s);
   if (s >= 400) return result(Outcome::final, answered, s);
-  return result(Outcome::failed, answered,
+  return result(Outcome::retry, answered,
                 s);  // 1xx or nonsense: maybe better next time
 }
 
 }  // namespace
 
-SendResult read_http_answer(const std::variant<net::HttpResponse, net::HttpError>& answer) {
+plugin::Outcome read_http_answer(const std::variant<net::HttpResponse, net::HttpError>& answer) {
   if (const auto* r = std::get_if<net::HttpResponse>(&answer)) return read_response(*r);
   const auto& e = std::get<net::HttpError>(answer);
   bool hopeless = e.kind == net::HttpError::Kind::refused_destination ||
                   e.kind == net::HttpError::Kind::bad_url;
-  return result(hopeless ? SendResult::Outcome::final : SendResult::Outcome::failed, e.message);
+  return result(hopeless ? plugin::Outcome::Kind::final : plugin::Outcome::Kind::retry, e.message);
 }
 
 std::optional<bool> Notifier::event_default(std::string_view) const { return std::nullopt; }
@@ -194,4 +194,5 @@ std::variant<net::HttpResponse, net::HttpError> post_json(const SendContext& ctx
 }
 
 }  // namespace builtin
+
 }  // namespace peto::notify

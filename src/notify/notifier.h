@@ -4,7 +4,7 @@
 // notifier declares the fields that connection holds (fields()), checks them
 // (validate()), and sends one Notification with them (send()). The outbox
 // (notify/outbox.h) calls send() from the scheduler's delivery step and turns
-// the SendResult into the delivery's next state, so a notifier never retries,
+// the plugin::Outcome into the delivery's next state, so a notifier never retries,
 // sleeps or writes to the database itself.
 //
 // Built-ins: email, webhook, ntfy, gotify, telegram (notify/notifiers.h). The
@@ -28,6 +28,7 @@
 #include "core/config.h"
 #include "net/http.h"
 #include "notify/notification.h"
+#include "plugin/attempt.h"
 #include "plugin/plugin.h"
 
 namespace peto::notify {
@@ -52,26 +53,19 @@ struct SendContext {
   std::string delivery_id;  // the outbox row's id ("42"), or "test"
 };
 
-struct SendResult {
-  enum class Outcome {
-    sent,      // delivered (2xx, mail accepted)
-    failed,    // try again later (5xx, 408, 429, timeout, refused connection, DNS)
-    final,     // trying again cannot help (4xx, 301/308, a refused destination)
-    unusable,  // the connection itself is over (token revoked): retire it
-  };
-  Outcome outcome = Outcome::failed;
-  std::string message;                    // a sentence for the person; "" when sent
-  std::optional<int> http_status;         // the answer's status, when there was one
-  bool keep_secrets = false;              // for unusable: retire without wiping the secrets
-  std::string_view outcome_name() const;  // "sent", "failed", "final", "unusable"
-};
+// A send's outcome is the outcome of an attempt against its connection
+// (plugin/attempt.h): done (2xx, mail accepted), retry (5xx, 408, 429,
+// timeout, refused connection, DNS), final (4xx, 301/308, a refused
+// destination) or unusable (token revoked: retire the connection). Its name
+// in the outbox's words: "sent", "failed", "final", "unusable".
+std::string_view outcome_name(const plugin::Outcome& outcome);
 
 // The usual reading of an HTTP exchange for notifiers that POST somewhere:
-// 2xx sent; 301/308 final ("redirected to <Location>; use that address");
-// other 3xx failed (redirects are never followed); 408, 429 and 5xx failed;
+// 2xx done; 301/308 final ("redirected to <Location>; use that address");
+// other 3xx retry (redirects are never followed); 408, 429 and 5xx retry;
 // other 4xx final ("The receiver answered 404"); a refused destination or bad
-// URL final; DNS, connect, timeout, TLS and other errors failed.
-SendResult read_http_answer(const std::variant<net::HttpResponse, net::HttpError>& answer);
+// URL final; DNS, connect, timeout, TLS and other errors retry.
+plugin::Outcome read_http_answer(const std::variant<net::HttpResponse, net::HttpError>& answer);
 
 class Notifier : public plugin::Plugin {
  public:
@@ -84,8 +78,8 @@ class Notifier : public plugin::Plugin {
   // and its secret has at least 16 characters.
   ConfigErrors validate(const nlohmann::json& config, const Config& instance) const override;
   // Sends `n` with `config` (config and secrets merged) to `to`.
-  virtual SendResult send(const Notification& n, const nlohmann::json& config, const Recipient& to,
-                          const SendContext& ctx) const = 0;
+  virtual plugin::Outcome send(const Notification& n, const nlohmann::json& config,
+                               const Recipient& to, const SendContext& ctx) const = 0;
 };
 
 // Whether a connection with `config` wants `event`: its stored "event_<name>"

@@ -50,8 +50,8 @@ class Ntfy final : public Notifier {
     return server_of(config) + "/" + builtin::text(config, "topic");
   }
 
-  SendResult send(const Notification& n, const nlohmann::json& config, const Recipient&,
-                  const SendContext& ctx) const override {
+  plugin::Outcome send(const Notification& n, const nlohmann::json& config, const Recipient&,
+                       const SendContext& ctx) const override {
     nlohmann::json message = {{"topic", builtin::text(config, "topic")},
                               {"title", n.title},
                               {"message", n.body.empty() ? n.title : n.body}};
@@ -61,12 +61,12 @@ class Ntfy final : public Notifier {
     net::HttpHeaders headers;
     if (std::string token = builtin::text(config, "token"); !token.empty())
       headers.emplace_back("Authorization", "Bearer " + token);
-    SendResult r = read_http_answer(
+    plugin::Outcome r = read_http_answer(
         builtin::post_json(ctx, server_of(config) + "/",
                            message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                            std::move(headers)));
     if (r.http_status == 401 || r.http_status == 403) {
-      r.outcome = SendResult::Outcome::unusable;
+      r.kind = plugin::Outcome::Kind::unusable;
       r.keep_secrets = false;
       r.message = "The ntfy server refused to publish to this topic (" +
                   std::to_string(*r.http_status) +

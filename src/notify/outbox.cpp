@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "core/utf8.h"
+#include "plugin/attempt.h"
 #include "plugin/connection_state.h"
 
 namespace peto::notify {
@@ -41,7 +42,7 @@ std::int64_t insert_rows(store::Conn& conn, const std::string& head, const std::
 
 }  // namespace
 
-Millis retry_delay_ms(int attempts) { return kFirstRetryMs << std::clamp(attempts - 1, 0, 20); }
+Millis retry_delay_ms(int attempts) { return plugin::retry_wait(kDeliveryBackoff, attempts); }
 
 Outbox::Outbox(const Clock& clock, const Config& config) : clock_(clock), config_(config) {}
 
@@ -172,64 +173,53 @@ void deliver_one(store::Db& db, const plugin::ConnectionState& connections,
   const auto& row = rows[0];
   int attempts = static_cast<int>(row.int_at(3)) + 1;
   std::optional<std::int64_t> connection_id = row.opt_int(1);
-  SendResult result;
+  plugin::Outcome outcome;
   if (!connection_id) {
-    result = {SendResult::Outcome::final, "The connection is gone or switched off.", std::nullopt,
-              false};
+    outcome = {plugin::Outcome::Kind::final, "The connection is gone or switched off.",
+               std::nullopt, false};
   } else if (const Notifier* notifier = find_notifier(row.text(4)); notifier == nullptr) {
-    result = {SendResult::Outcome::final, "error_notifier_unknown", std::nullopt, false};
+    outcome = {plugin::Outcome::Kind::final, "error_notifier_unknown", std::nullopt, false};
   } else if (auto full = connections.full_config(*conn, *connection_id); !full) {
-    result = {SendResult::Outcome::final, "error_secrets_unreadable", std::nullopt, false};
+    outcome = {plugin::Outcome::Kind::final, "error_secrets_unreadable", std::nullopt, false};
   } else if (auto n = from_payload(row.text(2)); !n) {
-    result = {SendResult::Outcome::final, "The stored notice could not be read.", std::nullopt,
-              false};
+    outcome = {plugin::Outcome::Kind::final, "The stored notice could not be read.", std::nullopt,
+               false};
   } else {
     Recipient to{row.int_at(0), row.text(5), row.text(6), row.text(7), true};
     SendContext ctx{http, config, clock, std::to_string(claim.id)};
     // Events announced outside the scheduler keep their links as paths.
     if (n->url.rfind('/', 0) == 0) n->url = absolute_url(config.public_url, n->url);
     try {
-      result = notifier->send(*n, *full, to, ctx);
+      outcome = notifier->send(*n, *full, to, ctx);
     } catch (const std::exception& e) {
-      result = {SendResult::Outcome::failed, e.what(), std::nullopt, false};
+      outcome = {plugin::Outcome::Kind::retry, e.what(), std::nullopt, false};
     }
   }
 
-  using O = SendResult::Outcome;
   Millis now = clock.now_ms();
-  std::string status;
-  std::optional<Millis> next;
-  if (result.outcome == O::sent) {
-    status = "sent";
-  } else if (result.outcome == O::failed && attempts < kMaxAttempts) {
-    status = "failed";
-    next = now + retry_delay_ms(attempts);
-  } else {
-    status = "given_up";
-  }
+  std::optional<Millis> next = plugin::next_attempt(outcome, attempts, kDeliveryBackoff);
+  if (next) *next += now;
+  const std::string status = outcome.kind == plugin::Outcome::Kind::done ? "sent"
+                             : next                                      ? "failed"
+                                                                         : "given_up";
   store::with_write(*conn, [&](store::Conn& c) {
     auto written = c.query(
         "UPDATE deliveries SET status = ?, attempts = ?, last_attempt_at = ?, last_status = ?,"
         " last_error = ?, next_attempt_at = ?, sent_at = ?,"
         " body = CASE WHEN ? = 'sent' THEN '' ELSE body END"
         " WHERE id = ? AND next_attempt_at = ?",
-        {status, attempts, now, result.http_status, result.message.substr(0, 500), next,
+        {status, attempts, now, outcome.http_status, outcome.message.substr(0, 500), next,
          status == "sent" ? std::optional<Millis>(now) : std::nullopt, status, claim.id,
          claim.lease});
     if (written.affected == 0 || !connection_id) return;  // another process took it over
-    if (result.outcome == O::unusable) {
-      connections.retire(c, *connection_id, result.message, result.keep_secrets);
-      result_of_step.add(kRetired);
-    } else {
-      connections.record(c, *connection_id, result.outcome == O::sent, result.message);
-    }
+    if (plugin::settle(connections, c, *connection_id, outcome)) result_of_step.add(kRetired);
   });
-  if (result.outcome != O::sent)
+  if (outcome.kind != plugin::Outcome::Kind::done)
     log::info("notify", "delivery not sent",
               {{"delivery", claim.id},
                {"attempt", attempts},
-               {"outcome", result.outcome_name()},
-               {"error", result.message}});
+               {"outcome", outcome_name(outcome)},
+               {"error", outcome.message}});
   result_of_step.add(status == "sent" ? kSent : status == "failed" ? kFailed : kGivenUp);
 }
 

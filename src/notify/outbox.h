@@ -20,9 +20,11 @@
 // owner, in batches of 50 ordered by (next_attempt_at, id), sent by 4
 // senders at once. Each row is claimed with a conditional UPDATE that moves next_attempt_at 15
 // minutes on (the lease: a crash mid-send brings it back then), then sent through its notifier. The
-// SendResult decides:
-//   sent     → status sent, sent_at, body cleared; the connection's last_ok_at;
-//   failed   → attempt n of 8: again at now + 5 min × 2^(n−1); the 8th gives up;
+// notifier's plugin::Outcome decides (plugin::next_attempt with
+// kDeliveryBackoff, plugin::settle for the connection):
+//   done     → status sent, sent_at, body cleared; the connection's last_ok_at;
+//   retry    → status failed, attempt n of 8: again at now + 5 min × 2^(n−1);
+//              the 8th gives up;
 //   final    → given_up;
 //   unusable → given_up, and the connection is retired.
 // A row whose connection was removed is given up; secrets that no longer open
@@ -44,6 +46,7 @@
 #include "net/http.h"
 #include "notify/notification.h"
 #include "notify/notifier.h"
+#include "plugin/attempt.h"
 #include "store/db.h"
 
 namespace peto::notify {
@@ -52,6 +55,7 @@ inline constexpr int kDeliveryBatch = 50;
 inline constexpr std::size_t kSendThreads = 4;  // senders at once (the Db pool's default size)
 inline constexpr int kMaxAttempts = 8;
 inline constexpr Millis kFirstRetryMs = 5 * 60 * 1000;
+inline constexpr plugin::Backoff kDeliveryBackoff{kMaxAttempts, kFirstRetryMs};
 inline constexpr Millis kSendingLeaseMs = 15 * 60 * 1000;
 inline constexpr Millis kInboxKeepMs = 7LL * 24 * 3600 * 1000;
 inline constexpr Millis kDeliveryKeepMs = 7LL * 24 * 3600 * 1000;

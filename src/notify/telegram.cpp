@@ -76,8 +76,8 @@ class Telegram final : public Notifier {
     return "Telegram " + builtin::text(config, "chat_id");
   }
 
-  SendResult send(const Notification& n, const nlohmann::json& config, const Recipient&,
-                  const SendContext& ctx) const override {
+  plugin::Outcome send(const Notification& n, const nlohmann::json& config, const Recipient&,
+                       const SendContext& ctx) const override {
     std::string token = builtin::text(config, "bot_token");
     nlohmann::json message = {{"chat_id", builtin::text(config, "chat_id")},
                               {"text", message_text(n)},
@@ -86,11 +86,11 @@ class Telegram final : public Notifier {
                       token + "/sendMessage";
     auto answer = builtin::post_json(
         ctx, url, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    SendResult r = read_http_answer(answer);
+    plugin::Outcome r = read_http_answer(answer);
     std::string why = description(answer);
     switch (r.http_status.value_or(0)) {
       case 401:
-        r.outcome = SendResult::Outcome::unusable;
+        r.kind = plugin::Outcome::Kind::unusable;
         r.keep_secrets = false;
         r.message =
             "Telegram no longer accepts this bot token (it was revoked "
@@ -100,7 +100,7 @@ class Telegram final : public Notifier {
       case 403:
         // The person blocked the bot or left the chat: unblocking it brings
         // the same connection back, so its token stays.
-        r.outcome = SendResult::Outcome::unusable;
+        r.kind = plugin::Outcome::Kind::unusable;
         r.keep_secrets = true;
         r.message =
             "The bot may not write to this chat (it was blocked or "
@@ -108,12 +108,12 @@ class Telegram final : public Notifier {
             "in Telegram, then switch the connection back on.";
         break;
       case 400:
-        r.outcome = SendResult::Outcome::final;
+        r.kind = plugin::Outcome::Kind::final;
         r.message = "Telegram refused the message" + (why.empty() ? "" : ": " + why) +
                     ". Check the chat id, and send the bot a message first.";
         break;
       default:
-        if (!why.empty() && r.outcome != SendResult::Outcome::sent)
+        if (!why.empty() && r.kind != plugin::Outcome::Kind::done)
           r.message += " Telegram said: " + why;
     }
     r.message = scrub(std::move(r.message), token);

@@ -65,12 +65,12 @@ class Webhook final : public Notifier {
     return builtin::masked_url(builtin::text(config, "url"));
   }
 
-  SendResult send(const Notification& n, const nlohmann::json& config, const Recipient&,
-                  const SendContext& ctx) const override {
+  plugin::Outcome send(const Notification& n, const nlohmann::json& config, const Recipient&,
+                       const SendContext& ctx) const override {
     std::string secret = builtin::text(config, "secret");
     if (secret.empty()) {
-      SendResult r;
-      r.outcome = SendResult::Outcome::final;
+      plugin::Outcome r;
+      r.kind = plugin::Outcome::Kind::final;
       r.message =
           "The webhook has no secret to sign with; edit the connection "
           "and set one.";

@@ -122,7 +122,7 @@ struct FormState {
   bool enabled = true;
   json config = json::object();  // non-secret values and event_* switches to show
   ConfigErrors errors = {};
-  std::optional<notify::SendResult> tested = std::nullopt;
+  std::optional<plugin::Outcome> tested = std::nullopt;
   std::optional<sync::SyncReport> synced = std::nullopt;  // "Sync now" just ran
 };
 
@@ -250,7 +250,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     data["action"] = std::string(kListPath) + "/new?plugin=" + url_encode(n.name);
   }
   if (s.tested) {
-    const bool sent = s.tested->outcome == notify::SendResult::Outcome::sent;
+    const bool sent = s.tested->kind == plugin::Outcome::Kind::done;
     std::string message = s.tested->message;
     if (sent || message.empty()) {
       const std::string prefix =
@@ -416,7 +416,7 @@ Response post_test(Site& site, Request& r, const Visitor& v) {
   log::info("web", "connection tested",
             {{"user", v.account.id},
              {"connection", found->first.id},
-             {"outcome", std::string(result->outcome_name())}});
+             {"outcome", std::string(notify::outcome_name(*result))}});
   // Read again: the test recorded last_ok_at or last_error.
   auto now = connections_of(site).get(v.account.id, found->first.id);
   FormState s = state_of(now ? *now : found->first, found->second);

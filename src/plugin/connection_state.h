@@ -7,6 +7,9 @@
 //   ConnectionState state(clock, config);
 //   auto full = state.full_config(conn, id);   // nullopt: gone, or secrets unreadable
 //   state.record(conn, id, ok, message);       // or state.retire(conn, id, reason, keep)
+//
+// Deliveries, copies and syncs do not call record() and retire() themselves:
+// plugin::settle (plugin/attempt.h) chooses between them from an Outcome.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,9 @@
 // (connections/connections.h), which keeps the plugin's fields: the plain ones
 // as JSON, the secret ones sealed.
 //
+// What a use of a plugin came to is a plugin::Outcome (plugin/attempt.h),
+// whatever the kind.
+//
 // Plugin names are unique across kinds, so the name decides the kind. A
 // plugin holds no state between calls and may be used from several threads
 // and processes at once.

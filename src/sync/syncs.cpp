@@ -11,6 +11,7 @@
 
 #include "core/log.h"
 #include "engine/gate.h"
+#include "plugin/attempt.h"
 #include "plugin/connection_state.h"
 
 namespace peto::sync {
@@ -54,6 +55,12 @@ void forget_collection(store::Conn& conn, std::int64_t connection_id) {
 
 bool same_collection(const std::string& a, const std::string& b) {
   return collection_key(a) == collection_key(b);
+}
+
+plugin::Outcome as_outcome(const SyncReport& report) {
+  using K = plugin::Outcome::Kind;
+  const K kind = report.unusable ? K::unusable : report.error.empty() ? K::done : K::retry;
+  return {kind, report.error, std::nullopt, true};
 }
 
 json SyncReport::to_json() const {
@@ -196,10 +203,7 @@ SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started
     conn.query(
         "UPDATE connections SET synced_at = ?, last_report = ? WHERE id = ?",
         {started, report.to_json().dump(-1, ' ', false, json::error_handler_t::replace), id});
-    if (report.unusable)
-      connections.retire(conn, id, report.error, true);
-    else
-      connections.record(conn, id, report.error.empty(), report.error);
+    plugin::settle(connections, conn, id, as_outcome(report));
   });
   log::info("sync", report.error.empty() ? "sync ran" : "sync failed",
             {{"connection", id}, {"counts", report.counts}, {"error", report.error}});

@@ -35,6 +35,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "net/http.h"
+#include "plugin/attempt.h"
 #include "plugin/plugin.h"
 #include "store/cache.h"
 #include "store/db.h"
@@ -62,6 +63,12 @@ struct SyncReport {
   static SyncReport from_json(const nlohmann::json& j);  // tolerant: junk gives an empty report
   void add(const std::string& count, std::int64_t n = 1) { counts[count] += n; }
 };
+
+// A run's report as the outcome of an attempt against its connection
+// (plugin/attempt.h): unusable; done when there is no error; retry otherwise
+// (the next turn comes with the interval). A sync's connection keeps its
+// secrets when it is retired.
+plugin::Outcome as_outcome(const SyncReport& report);
 
 // What a run may use.
 struct SyncContext {

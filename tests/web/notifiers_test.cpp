@@ -30,7 +30,7 @@ using namespace ::peto::net;
 namespace {
 
 using peto::testing::WebServer;
-using Outcome = SendResult::Outcome;
+using Outcome = plugin::Outcome::Kind;
 
 constexpr const char* kSecret = "whsec-0123456789abcdef";
 constexpr const char* kBotToken = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
@@ -319,7 +319,7 @@ class NotifierTest : public ::testing::Test {
     return seen_;
   }
 
-  SendResult send(const Notifier& notifier, const nlohmann::json& config) {
+  plugin::Outcome send(const Notifier& notifier, const nlohmann::json& config) {
     SendContext ctx{http_, config_, clock_, "42"};
     return notifier.send(n_, config, recipient_, ctx);
   }
@@ -390,14 +390,14 @@ TEST(NotifierRules, AStoredSwitchWinsOverTheDefault) {
 }
 
 TEST(NotifierRules, OutcomeNames) {
-  SendResult r;
-  EXPECT_EQ(r.outcome_name(), "failed");
-  r.outcome = Outcome::sent;
-  EXPECT_EQ(r.outcome_name(), "sent");
-  r.outcome = Outcome::final;
-  EXPECT_EQ(r.outcome_name(), "final");
-  r.outcome = Outcome::unusable;
-  EXPECT_EQ(r.outcome_name(), "unusable");
+  plugin::Outcome r;
+  EXPECT_EQ(outcome_name(r), "failed");
+  r.kind = Outcome::done;
+  EXPECT_EQ(outcome_name(r), "sent");
+  r.kind = Outcome::final;
+  EXPECT_EQ(outcome_name(r), "final");
+  r.kind = Outcome::unusable;
+  EXPECT_EQ(outcome_name(r), "unusable");
 }
 
 // Every label, hint and error key a notifier names has a text in English and
@@ -426,19 +426,19 @@ TEST(NotifierRules, EveryCatalogueKeyHasATextInBothLanguages) {
 TEST_F(NotifierTest, ReadHttpAnswerMapsStatuses) {
   struct Case {
     int status;
-    Outcome outcome;
+    Outcome kind;
   };
-  for (Case c : {Case{200, Outcome::sent}, Case{204, Outcome::sent}, Case{301, Outcome::final},
-                 Case{302, Outcome::failed}, Case{307, Outcome::failed}, Case{308, Outcome::final},
+  for (Case c : {Case{200, Outcome::done}, Case{204, Outcome::done}, Case{301, Outcome::final},
+                 Case{302, Outcome::retry}, Case{307, Outcome::retry}, Case{308, Outcome::final},
                  Case{400, Outcome::final}, Case{404, Outcome::final}, Case{410, Outcome::final},
-                 Case{408, Outcome::failed}, Case{429, Outcome::failed}, Case{500, Outcome::failed},
-                 Case{503, Outcome::failed}}) {
+                 Case{408, Outcome::retry}, Case{429, Outcome::retry}, Case{500, Outcome::retry},
+                 Case{503, Outcome::retry}}) {
     HttpRequest req;
     req.method = "POST";
     req.url = local("/status/" + std::to_string(c.status));
     req.allow_private = true;
-    SendResult r = read_http_answer(http_.send(req));
-    EXPECT_EQ(r.outcome, c.outcome) << c.status << ": " << r.message;
+    plugin::Outcome r = read_http_answer(http_.send(req));
+    EXPECT_EQ(r.kind, c.kind) << c.status << ": " << r.message;
     EXPECT_EQ(r.http_status, c.status);
     if (c.status >= 300 && c.status < 400) {
       EXPECT_NE(r.message.find("redirected to https://elsewhere.example/hook"), std::string::npos)
@@ -458,26 +458,26 @@ TEST_F(NotifierTest, ReadHttpAnswerRetriesWhenNobodyAnswers) {
   req.url = "http://127.0.0.1:" + std::to_string(silent.port()) + "/hook";
   req.allow_private = true;
   req.timeout = std::chrono::milliseconds(300);
-  SendResult r = read_http_answer(http_.send(req));
-  EXPECT_EQ(r.outcome, Outcome::failed);
+  plugin::Outcome r = read_http_answer(http_.send(req));
+  EXPECT_EQ(r.kind, Outcome::retry);
   EXPECT_FALSE(r.http_status.has_value());
   EXPECT_NE(r.message.find("did not answer"), std::string::npos) << r.message;
 
   req.url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/hook";
   r = read_http_answer(http_.send(req));
-  EXPECT_EQ(r.outcome, Outcome::failed);
+  EXPECT_EQ(r.kind, Outcome::retry);
   EXPECT_NE(r.message.find("Could not connect"), std::string::npos) << r.message;
 }
 
 TEST(NotifierRules, ReadHttpAnswerGivesUpOnRefusalsAndBadAddresses) {
-  SendResult r = read_http_answer(
+  plugin::Outcome r = read_http_answer(
       HttpError{HttpError::Kind::refused_destination, "127.0.0.1 is a loopback address"});
-  EXPECT_EQ(r.outcome, Outcome::final);
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_EQ(r.message, "127.0.0.1 is a loopback address");
-  EXPECT_EQ(read_http_answer(HttpError{HttpError::Kind::bad_url, "bad"}).outcome, Outcome::final);
+  EXPECT_EQ(read_http_answer(HttpError{HttpError::Kind::bad_url, "bad"}).kind, Outcome::final);
   for (auto kind : {HttpError::Kind::dns, HttpError::Kind::connect, HttpError::Kind::timeout,
                     HttpError::Kind::tls, HttpError::Kind::too_large, HttpError::Kind::other})
-    EXPECT_EQ(read_http_answer(HttpError{kind, "x"}).outcome, Outcome::failed) << kind_name(kind);
+    EXPECT_EQ(read_http_answer(HttpError{kind, "x"}).kind, Outcome::retry) << kind_name(kind);
 }
 
 // ---------------------------------------------------------------- webhook
@@ -515,8 +515,8 @@ TEST(NotifierWebhookSignature, VerifiesOnlyTheSameBodySecretAndAFreshTime) {
 
 TEST_F(NotifierTest, WebhookPostsTheSignedPayload) {
   nlohmann::json config = {{"url", local("/hook")}, {"secret", kSecret}};
-  SendResult r = send(webhook_notifier(), config);
-  ASSERT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(webhook_notifier(), config);
+  ASSERT_EQ(r.kind, Outcome::done) << r.message;
   EXPECT_EQ(r.http_status, 200);
   EXPECT_EQ(r.message, "");
   auto got = seen();
@@ -537,7 +537,7 @@ TEST_F(NotifierTest, WebhookPostsTheSignedPayload) {
 
   // A later attempt signs with the time of that attempt.
   clock_.advance(std::chrono::minutes(10));
-  ASSERT_EQ(send(webhook_notifier(), config).outcome, Outcome::sent);
+  ASSERT_EQ(send(webhook_notifier(), config).kind, Outcome::done);
   got = seen();
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[1].body, got[0].body);
@@ -550,27 +550,27 @@ TEST_F(NotifierTest, WebhookPostsTheSignedPayload) {
 TEST_F(NotifierTest, WebhookMapsAnswersAndNeverFollowsRedirects) {
   nlohmann::json config = {{"url", local("/hook")}, {"secret", kSecret}};
   answer_with(308);
-  SendResult r = send(webhook_notifier(), config);
-  EXPECT_EQ(r.outcome, Outcome::final);
+  plugin::Outcome r = send(webhook_notifier(), config);
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_NE(r.message.find("https://elsewhere.example/hook"), std::string::npos) << r.message;
   answer_with(503);
-  EXPECT_EQ(send(webhook_notifier(), config).outcome, Outcome::failed);
+  EXPECT_EQ(send(webhook_notifier(), config).kind, Outcome::retry);
   answer_with(404);
-  EXPECT_EQ(send(webhook_notifier(), config).outcome, Outcome::final);
+  EXPECT_EQ(send(webhook_notifier(), config).kind, Outcome::final);
   EXPECT_EQ(seen().size(), 3u);
 }
 
 TEST_F(NotifierTest, WebhookToLoopbackIsRefusedWithoutAllowPrivate) {
   config_.allow_private_destinations = false;
-  SendResult r = send(webhook_notifier(), {{"url", local("/hook")}, {"secret", kSecret}});
-  EXPECT_EQ(r.outcome, Outcome::final);
+  plugin::Outcome r = send(webhook_notifier(), {{"url", local("/hook")}, {"secret", kSecret}});
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_NE(r.message.find("loopback"), std::string::npos) << r.message;
   EXPECT_TRUE(seen().empty());
   // A name that resolves to loopback is refused the same way.
   r = send(webhook_notifier(),
            {{"url", "http://localhost:" + std::to_string(server_->port()) + "/hook"},
             {"secret", kSecret}});
-  EXPECT_EQ(r.outcome, Outcome::final) << r.message;
+  EXPECT_EQ(r.kind, Outcome::final) << r.message;
   EXPECT_TRUE(seen().empty());
 }
 
@@ -605,9 +605,9 @@ TEST_F(NotifierTest, WebhookRefusesEveryFormOfAPrivateAddress) {
                                           "255.255.255.255",
                                           "localhost"};
   for (const auto& host : hosts) {
-    SendResult r =
+    plugin::Outcome r =
         send(webhook_notifier(), {{"url", "http://" + host + port + "/hook"}, {"secret", kSecret}});
-    EXPECT_EQ(r.outcome, Outcome::final) << host << ": " << r.message;
+    EXPECT_EQ(r.kind, Outcome::final) << host << ": " << r.message;
   }
   EXPECT_GE(hosts.size(), 20u);
   EXPECT_TRUE(seen().empty()) << "nothing reached the receiver";
@@ -666,8 +666,8 @@ class NotifierEmail : public NotifierTest {
 };
 
 TEST_F(NotifierEmail, DeliversToTheAccountAddress) {
-  SendResult r = send(email_notifier(), nlohmann::json::object());
-  ASSERT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(email_notifier(), nlohmann::json::object());
+  ASSERT_EQ(r.kind, Outcome::done) << r.message;
   auto mails = smtp_.mails();
   ASSERT_EQ(mails.size(), 1u);
   EXPECT_EQ(mails[0].from, "<peto@example.org>");
@@ -691,8 +691,8 @@ TEST_F(NotifierEmail, WritesInTheNotificationsLanguage) {
       "Relancer l’équipe à propos de l’entretien de jeudi — n’oubliez pas de préparer vos "
       "questions";
   n_.body = "Votre candidature chez Société Générale est restée sans réponse depuis 14 jours.";
-  SendResult r = send(email_notifier(), {{"to", "camille@example.fr"}});
-  ASSERT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(email_notifier(), {{"to", "camille@example.fr"}});
+  ASSERT_EQ(r.kind, Outcome::done) << r.message;
   auto mails = smtp_.mails();
   ASSERT_EQ(mails.size(), 1u);
   EXPECT_EQ(mails[0].to, std::vector<std::string>{"<camille@example.fr>"});
@@ -737,30 +737,30 @@ TEST(NotifierEmailMessage, WrapsLongLinesAndEncodesWhatIsNotPlain) {
 }
 
 TEST_F(NotifierEmail, PermanentRejectIsFinalTemporaryIsRetried) {
-  SendResult r = send(email_notifier(), {{"to", "reject@example.org"}});
-  EXPECT_EQ(r.outcome, Outcome::final) << r.message;
+  plugin::Outcome r = send(email_notifier(), {{"to", "reject@example.org"}});
+  EXPECT_EQ(r.kind, Outcome::final) << r.message;
   EXPECT_NE(r.message.find("550"), std::string::npos) << r.message;
   r = send(email_notifier(), {{"to", "later@example.org"}});
-  EXPECT_EQ(r.outcome, Outcome::failed) << r.message;
+  EXPECT_EQ(r.kind, Outcome::retry) << r.message;
   EXPECT_TRUE(smtp_.mails().empty());
 }
 
 TEST_F(NotifierEmail, WithoutAServerItSaysSo) {
   config_.smtp_url.clear();
-  SendResult r = send(email_notifier(), nlohmann::json::object());
-  EXPECT_EQ(r.outcome, Outcome::final);
+  plugin::Outcome r = send(email_notifier(), nlohmann::json::object());
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_NE(r.message.find("PETO_SMTP_URL"), std::string::npos) << r.message;
   EXPECT_EQ(email_notifier().validate(nlohmann::json::object(), config_).count(""), 1u);
 }
 
 TEST_F(NotifierEmail, TheMailServerPassesTheDestinationPolicy) {
   config_.allow_private_destinations = false;
-  SendResult r = send(email_notifier(), nlohmann::json::object());
-  EXPECT_EQ(r.outcome, Outcome::final);
+  plugin::Outcome r = send(email_notifier(), nlohmann::json::object());
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_NE(r.message.find("loopback"), std::string::npos) << r.message;
   config_.smtp_url = "smtp://localhost:" + std::to_string(smtp_.port());
   r = send(email_notifier(), nlohmann::json::object());
-  EXPECT_EQ(r.outcome, Outcome::final) << r.message;
+  EXPECT_EQ(r.kind, Outcome::final) << r.message;
   EXPECT_EQ(smtp_.connections(), 0);
 }
 
@@ -771,22 +771,22 @@ TEST_F(NotifierEmail, ANameIsResolvedCheckedAndPinned) {
   if (addresses.empty() || addresses.front() != "127.0.0.1")
     GTEST_SKIP() << "localhost does not resolve to 127.0.0.1 first here";
   config_.smtp_url = "smtp://localhost:" + std::to_string(smtp_.port());
-  SendResult r = send(email_notifier(), nlohmann::json::object());
-  EXPECT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(email_notifier(), nlohmann::json::object());
+  EXPECT_EQ(r.kind, Outcome::done) << r.message;
   EXPECT_EQ(smtp_.mails().size(), 1u);
 }
 
 TEST_F(NotifierEmail, AnUnreachableServerIsRetried) {
   config_.smtp_url = "smtp://127.0.0.1:" + std::to_string(closed_port());
-  SendResult r = send(email_notifier(), nlohmann::json::object());
-  EXPECT_EQ(r.outcome, Outcome::failed);
+  plugin::Outcome r = send(email_notifier(), nlohmann::json::object());
+  EXPECT_EQ(r.kind, Outcome::retry);
   EXPECT_NE(r.message.find("Could not connect"), std::string::npos) << r.message;
 }
 
 TEST_F(NotifierEmail, NoAddressToSendToIsFinal) {
   recipient_.email.clear();
-  EXPECT_EQ(send(email_notifier(), nlohmann::json::object()).outcome, Outcome::final);
-  EXPECT_EQ(send(email_notifier(), {{"to", "a@b\r\nRCPT TO:<c@d>"}}).outcome, Outcome::final);
+  EXPECT_EQ(send(email_notifier(), nlohmann::json::object()).kind, Outcome::final);
+  EXPECT_EQ(send(email_notifier(), {{"to", "a@b\r\nRCPT TO:<c@d>"}}).kind, Outcome::final);
   EXPECT_TRUE(smtp_.mails().empty());
   EXPECT_EQ(email_notifier().validate({{"to", "not an address"}}, config_).count("to"), 1u);
   EXPECT_TRUE(email_notifier().validate({{"to", "camille@example.fr"}}, config_).empty());
@@ -796,8 +796,8 @@ TEST_F(NotifierEmail, NoAddressToSendToIsFinal) {
 
 TEST_F(NotifierTest, NtfyPublishesJsonToTheServer) {
   nlohmann::json config = {{"server", local("/")}, {"topic", "peto-ada_42"}, {"token", "tk_abc"}};
-  SendResult r = send(ntfy_notifier(), config);
-  ASSERT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(ntfy_notifier(), config);
+  ASSERT_EQ(r.kind, Outcome::done) << r.message;
   auto got = seen();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].path, "/");
@@ -810,7 +810,7 @@ TEST_F(NotifierTest, NtfyPublishesJsonToTheServer) {
 
   // No token, no Authorization; a bare path is no place to click to.
   n_.url = "/reminders/7";
-  ASSERT_EQ(send(ntfy_notifier(), {{"server", local("")}, {"topic", "t"}}).outcome, Outcome::sent);
+  ASSERT_EQ(send(ntfy_notifier(), {{"server", local("")}, {"topic", "t"}}).kind, Outcome::done);
   got = seen();
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[1].header("Authorization"), "");
@@ -820,14 +820,14 @@ TEST_F(NotifierTest, NtfyPublishesJsonToTheServer) {
 TEST_F(NotifierTest, NtfyRefusingTheTokenRetiresTheConnection) {
   for (int status : {401, 403}) {
     answer_with(status);
-    SendResult r = send(ntfy_notifier(), {{"server", local("")}, {"topic", "t"}, {"token", "x"}});
-    EXPECT_EQ(r.outcome, Outcome::unusable) << status;
+    plugin::Outcome r =
+        send(ntfy_notifier(), {{"server", local("")}, {"topic", "t"}, {"token", "x"}});
+    EXPECT_EQ(r.kind, Outcome::unusable) << status;
     EXPECT_FALSE(r.keep_secrets);
     EXPECT_EQ(r.http_status, status);
   }
   answer_with(429);
-  EXPECT_EQ(send(ntfy_notifier(), {{"server", local("")}, {"topic", "t"}}).outcome,
-            Outcome::failed);
+  EXPECT_EQ(send(ntfy_notifier(), {{"server", local("")}, {"topic", "t"}}).kind, Outcome::retry);
 }
 
 TEST(NotifierNtfyValidate, TopicAndServer) {
@@ -846,8 +846,8 @@ TEST(NotifierNtfyValidate, TopicAndServer) {
 
 TEST_F(NotifierTest, GotifyPostsAMessageWithItsToken) {
   nlohmann::json config = {{"server", local("/")}, {"token", "AbCdEf.123"}};
-  SendResult r = send(gotify_notifier(), config);
-  ASSERT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(gotify_notifier(), config);
+  ASSERT_EQ(r.kind, Outcome::done) << r.message;
   auto got = seen();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].path, "/message");
@@ -859,25 +859,25 @@ TEST_F(NotifierTest, GotifyPostsAMessageWithItsToken) {
   EXPECT_EQ(body["extras"]["client::notification"]["click"]["url"], n_.url);
 
   n_.url = "/reminders/7";
-  ASSERT_EQ(send(gotify_notifier(), config).outcome, Outcome::sent);
+  ASSERT_EQ(send(gotify_notifier(), config).kind, Outcome::done);
   EXPECT_FALSE(nlohmann::json::parse(seen().back().body).contains("extras"));
 
   for (int status : {401, 403}) {
     answer_with(status);
     r = send(gotify_notifier(), config);
-    EXPECT_EQ(r.outcome, Outcome::unusable) << status;
+    EXPECT_EQ(r.kind, Outcome::unusable) << status;
     EXPECT_FALSE(r.keep_secrets);
   }
   answer_with(500);
-  EXPECT_EQ(send(gotify_notifier(), config).outcome, Outcome::failed);
+  EXPECT_EQ(send(gotify_notifier(), config).kind, Outcome::retry);
 }
 
 // --------------------------------------------------------------- Telegram
 
 TEST_F(NotifierTest, TelegramSendsThroughTheBotApi) {
   nlohmann::json config = {{"bot_token", kBotToken}, {"chat_id", "-1001234567890"}};
-  SendResult r = send(telegram_notifier(), config);
-  ASSERT_EQ(r.outcome, Outcome::sent) << r.message;
+  plugin::Outcome r = send(telegram_notifier(), config);
+  ASSERT_EQ(r.kind, Outcome::done) << r.message;
   auto got = seen();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].path, std::string("/bot") + kBotToken + "/sendMessage");
@@ -890,41 +890,41 @@ TEST_F(NotifierTest, TelegramSendsThroughTheBotApi) {
 TEST_F(NotifierTest, TelegramMapsItsRefusals) {
   nlohmann::json config = {{"bot_token", kBotToken}, {"chat_id", "12345"}};
   answer_with(401, R"({"ok":false,"error_code":401,"description":"Unauthorized"})");
-  SendResult r = send(telegram_notifier(), config);
-  EXPECT_EQ(r.outcome, Outcome::unusable);
+  plugin::Outcome r = send(telegram_notifier(), config);
+  EXPECT_EQ(r.kind, Outcome::unusable);
   EXPECT_FALSE(r.keep_secrets);
 
   answer_with(
       403,
       R"({"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"})");
   r = send(telegram_notifier(), config);
-  EXPECT_EQ(r.outcome, Outcome::unusable);
+  EXPECT_EQ(r.kind, Outcome::unusable);
   EXPECT_TRUE(r.keep_secrets);
 
   answer_with(400, R"({"ok":false,"error_code":400,"description":"Bad Request: chat not found"})");
   r = send(telegram_notifier(), config);
-  EXPECT_EQ(r.outcome, Outcome::final);
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_NE(r.message.find("chat not found"), std::string::npos) << r.message;
 
   answer_with(429, R"({"ok":false,"error_code":429,"parameters":{"retry_after":5}})");
-  EXPECT_EQ(send(telegram_notifier(), config).outcome, Outcome::failed);
+  EXPECT_EQ(send(telegram_notifier(), config).kind, Outcome::retry);
 }
 
 TEST_F(NotifierTest, TelegramNeverRepeatsTheToken) {
   nlohmann::json config = {{"bot_token", kBotToken}, {"chat_id", "12345"}};
   answer_with(400, std::string(R"({"ok":false,"description":"bad token )") + kBotToken + "\"}");
-  SendResult r = send(telegram_notifier(), config);
+  plugin::Outcome r = send(telegram_notifier(), config);
   EXPECT_EQ(r.message.find(kBotToken), std::string::npos) << r.message;
   EXPECT_EQ(r.message.find("AAHdqTcvCH1vGWJx"), std::string::npos) << r.message;
 
   config_.telegram_api_url = "http://127.0.0.1:" + std::to_string(closed_port());
   r = send(telegram_notifier(), config);
-  EXPECT_EQ(r.outcome, Outcome::failed);
+  EXPECT_EQ(r.kind, Outcome::retry);
   EXPECT_EQ(r.message.find("AAHdqTcvCH1vGWJx"), std::string::npos) << r.message;
 
   config_.telegram_api_url = "not a url";
   r = send(telegram_notifier(), config);
-  EXPECT_EQ(r.outcome, Outcome::final);
+  EXPECT_EQ(r.kind, Outcome::final);
   EXPECT_EQ(r.message.find("AAHdqTcvCH1vGWJx"), std::string::npos) << r.message;
 }
 
