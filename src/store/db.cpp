@@ -54,6 +54,13 @@ std::optional<std::string> Row::opt_text(std::size_t i) const {
   return cells_.at(i).as_text();
 }
 
+std::size_t Row::index_of(std::string_view column) const {
+  if (columns_)
+    for (std::size_t i = 0; i < columns_->size(); ++i)
+      if ((*columns_)[i] == column) return i;
+  throw Error(Error::Kind::statement, "the result has no column \"" + std::string(column) + "\"");
+}
+
 Lease::~Lease() {
   if (db_ && conn_) db_->give_back(std::move(conn_));
 }

@@ -88,9 +88,14 @@ class Value {
 
 using Params = std::vector<Value>;
 
+// One result row. Read a cell by its column's name (`row.text("title")`):
+// the name is the column's own or its `AS` alias, so a SELECT may reorder its
+// columns freely. Reading by position is for code that copies whole tables.
 class Row {
  public:
-  explicit Row(std::vector<Value> cells) : cells_(std::move(cells)) {}
+  using Columns = std::shared_ptr<const std::vector<std::string>>;
+  explicit Row(std::vector<Value> cells, Columns columns = {})
+      : cells_(std::move(cells)), columns_(std::move(columns)) {}
   std::size_t size() const { return cells_.size(); }
   const Value& operator[](std::size_t i) const { return cells_.at(i); }
   bool is_null(std::size_t i) const { return cells_.at(i).is_null(); }
@@ -99,8 +104,22 @@ class Row {
   std::string text(std::size_t i) const { return cells_.at(i).as_text(); }
   std::optional<std::string> opt_text(std::size_t i) const;
 
+  // The same by column name; an unknown name throws Error.
+  const Value& at(std::string_view column) const { return cells_.at(index_of(column)); }
+  bool is_null(std::string_view column) const { return at(column).is_null(); }
+  std::int64_t int_at(std::string_view column) const { return at(column).as_int(); }
+  std::optional<std::int64_t> opt_int(std::string_view column) const {
+    return opt_int(index_of(column));
+  }
+  std::string text(std::string_view column) const { return at(column).as_text(); }
+  std::optional<std::string> opt_text(std::string_view column) const {
+    return opt_text(index_of(column));
+  }
+
  private:
+  std::size_t index_of(std::string_view column) const;
   std::vector<Value> cells_;
+  Columns columns_;
 };
 
 struct Rows {

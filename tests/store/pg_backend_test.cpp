@@ -61,6 +61,29 @@ TEST_P(PgBackendTest, EveryParameterTypeRoundTrips) {
   EXPECT_EQ(db().query("SELECT count(*) FROM t WHERE s IS NULL")[0].int_at(0), 1);
 }
 
+TEST_P(PgBackendTest, CellsAreReadByColumnName) {
+  make_table();
+  db().query("INSERT INTO t (id, i, r, s) VALUES (?, ?, ?, ?)", {1, 7, null, "seven"});
+  Rows rows = db().query(
+      "SELECT t.s, t.i, t.r, COUNT(*) AS n, t.id AS record_id FROM t GROUP BY t.id, t.s, t.i, t.r");
+  ASSERT_EQ(rows.size(), 1u);
+  const Row& row = rows[0];
+  EXPECT_EQ(row.text("s"), "seven") << "a qualified column is read by its own name";
+  EXPECT_EQ(row.int_at("i"), 7);
+  EXPECT_TRUE(row.is_null("r"));
+  EXPECT_EQ(row.opt_int("r"), std::nullopt);
+  EXPECT_EQ(row.opt_text("s"), "seven");
+  EXPECT_EQ(row.int_at("n"), 1) << "an expression is read by its alias";
+  EXPECT_EQ(row.int_at("record_id"), 1);
+  EXPECT_EQ(row.int_at(1), 7) << "reading by position still works";
+  try {
+    row.text("title");
+    ADD_FAILURE() << "an unknown column must throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"title\""), std::string::npos) << e.what();
+  }
+}
+
 TEST_P(PgBackendTest, AffectedCountsChangedRows) {
   make_table();
   auto conn = db().acquire();

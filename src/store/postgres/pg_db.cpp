@@ -146,6 +146,8 @@ Rows rows_of(const PGresult* r) {
   int nrows = PQntuples(r);
   int ncols = PQnfields(r);
   out.rows.reserve(static_cast<std::size_t>(nrows));
+  auto names = std::make_shared<std::vector<std::string>>();
+  for (int j = 0; j < ncols; ++j) names->emplace_back(PQfname(r, j));
   for (int i = 0; i < nrows; ++i) {
     std::vector<Value> cells;
     cells.reserve(static_cast<std::size_t>(ncols));
@@ -155,7 +157,7 @@ Rows rows_of(const PGresult* r) {
       else
         cells.emplace_back(std::string(PQgetvalue(r, i, j), PQgetlength(r, i, j)));
     }
-    out.rows.emplace_back(std::move(cells));
+    out.rows.emplace_back(std::move(cells), names);
   }
   // PQcmdTuples also counts the rows of a SELECT; `affected` is for changes.
   const char* status = PQcmdStatus(const_cast<PGresult*>(r));

@@ -100,16 +100,18 @@ class SqliteConn final : public Conn {
     ++*counter_;
     ++run_;
     Rows out;
+    Row::Columns names;
     for (;;) {
       int rc = sqlite3_step(stmt);
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) fail(rc, sql);
       // Read after step: a schema change re-prepares the statement inside it.
       int cols = sqlite3_column_count(stmt);
+      if (!names) names = column_names(stmt, cols);
       std::vector<Value> cells;
       cells.reserve(cols);
       for (int c = 0; c < cols; ++c) cells.push_back(column(stmt, c));
-      out.rows.emplace_back(std::move(cells));
+      out.rows.emplace_back(std::move(cells), names);
     }
     out.affected = sqlite3_stmt_readonly(stmt) ? 0 : sqlite3_changes(db_);
     return out;
@@ -200,6 +202,18 @@ class SqliteConn final : public Conn {
       rc = sqlite3_bind_text(stmt, i, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
     }
     if (rc != SQLITE_OK) fail(rc, "bind");
+  }
+
+  // The columns' names (their `AS` alias, else the column's own), read once
+  // per result and shared by its rows.
+  static Row::Columns column_names(sqlite3_stmt* stmt, int cols) {
+    auto names = std::make_shared<std::vector<std::string>>();
+    names->reserve(static_cast<std::size_t>(cols));
+    for (int c = 0; c < cols; ++c) {
+      const char* name = sqlite3_column_name(stmt, c);
+      names->emplace_back(name ? name : "");
+    }
+    return names;
   }
 
   static Value column(sqlite3_stmt* stmt, int c) {
