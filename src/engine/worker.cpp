@@ -232,19 +232,20 @@ int Worker::run_pass() {
   return handled + flush();
 }
 
+// Waits `delay` of the worker's clock, in real-time slices of at most a
+// second so that stop(), wake() and a moved clock are seen within one.
 void Worker::idle_wait(std::chrono::milliseconds delay) {
   {
     std::lock_guard lock(mu_);
     ++stats_.idle_waits;
   }
-  auto until = std::chrono::steady_clock::now() + delay;
+  auto until = clock_.mono() + delay;
   while (!stopping_) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        until - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - clock_.mono());
     if (left <= 0ms) return;
+    auto slice = std::min<std::chrono::milliseconds>(left, 1s);
     if (listener_->pg) {
-      // In slices, so stop() and wake() are seen within a second.
-      if (listener_->pg->wait(std::min<std::chrono::milliseconds>(left, 1s))) return;
+      if (listener_->pg->wait(slice)) return;
       std::lock_guard lock(mu_);
       if (woken_) {
         woken_ = false;
@@ -252,7 +253,7 @@ void Worker::idle_wait(std::chrono::milliseconds delay) {
       }
     } else {
       std::unique_lock lock(mu_);
-      if (done_cv_.wait_for(lock, left, [&] { return woken_ || stopping_.load(); })) {
+      if (done_cv_.wait_for(lock, slice, [&] { return woken_ || stopping_.load(); })) {
         woken_ = false;
         return;
       }

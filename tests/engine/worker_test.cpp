@@ -189,6 +189,29 @@ TEST_P(WorkerTest, FailedTaskIsRetriedLaterAndUnknownKindFailsAtOnce) {
   EXPECT_EQ(worker.run_pass(), 1);
 }
 
+// The idle wait is measured on the worker's clock: a task due in a minute is
+// started once the clock passes it, not after a minute of real time.
+TEST_P(WorkerTest, IdleWaitFollowsTheWorkersClock) {
+  auto kinds = recording_kinds(db());
+  auto o = options();
+  o.every = 1min;
+  o.idle_ceiling = 1h;
+  Queue q(db(), clock_);
+  engine::EnqueueOptions in_a_minute;
+  in_a_minute.run_at = clock_.now_ms() + 60'000;
+  q.enqueue({"record", "{}", in_a_minute});
+  engine::Worker worker(db(), clock_, kinds, o);
+  std::thread runner([&] { worker.run(); });
+  ASSERT_TRUE(eventually([&] { return worker.stats().idle_waits >= 1; }));
+  auto handled = [&] { return db().query("SELECT COUNT(*) AS n FROM handled")[0].int_at("n"); };
+  EXPECT_EQ(handled(), 0);
+  clock_.advance(60s);
+  bool done = eventually([&] { return handled() == 1; }, 5s);
+  worker.stop();
+  runner.join();
+  EXPECT_TRUE(done) << "the worker waits out its clock's minute, not a real one";
+}
+
 // An idle worker polling only every 10 s still starts a new task at once:
 // NOTIFY on PostgreSQL, wake() within one process.
 TEST_P(WorkerTest, IdleWorkerIsWokenAtOnce) {
