@@ -29,14 +29,14 @@ int cmd_verify_media(App& app) {
     auto rows = media::uploads_after(*app.db, after, kPage);
     if (rows.empty()) break;
     for (const auto& row : rows) {
-      after = row.int_at(0);
+      after = row.int_at("id");
       auto damage = media::check_upload(*app.db, media_dir, row, now);
       ++checked;
       if (damage == media::Damage::missing) ++missing;
       if (damage == media::Damage::changed) ++changed;
       if (damage != media::Damage::none)
-        std::cout << media::damage_name(damage) << " " << row.text(1) << " (upload "
-                  << row.int_at(0) << ")\n";
+        std::cout << media::damage_name(damage) << " " << row.text("file") << " (upload "
+                  << row.int_at("id") << ")\n";
       if (checked % kPage == 0)
         std::cerr << "peto: checked " << checked << " of " << total << " uploads\n";
     }

@@ -65,17 +65,20 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
 
 bool KeptPages::keep(store::Conn& conn, std::int64_t owner, std::int64_t capture_id,
                      std::string_view html) {
-  if (conn.query("SELECT 1 FROM captures WHERE id = ? AND owner_id = ?", {capture_id, owner})
+  if (conn.query("SELECT 1 AS found FROM captures WHERE id = ? AND owner_id = ?",
+                 {capture_id, owner})
           .empty())
     return false;
   auto used = conn.query(
-      "SELECT COUNT(*), COALESCE(SUM(page_bytes), 0) FROM captures"
+      "SELECT COUNT(*) AS kept_pages, COALESCE(SUM(page_bytes), 0) AS kept_bytes FROM captures"
       " WHERE owner_id = ? AND page_file IS NOT NULL AND id <> ?",
       {owner, capture_id});
   std::string packed = gzip(html);
   if (packed.empty() && !html.empty()) return false;
   const auto bytes = static_cast<std::int64_t>(packed.size());
-  if (used[0].int_at(0) >= limits_.pages || used[0].int_at(1) + bytes > limits_.bytes) return false;
+  if (used[0].int_at("kept_pages") >= limits_.pages ||
+      used[0].int_at("kept_bytes") + bytes > limits_.bytes)
+    return false;
 
   const std::string name = std::to_string(owner) + "/" + std::to_string(capture_id) + ".html.gz";
   const std::filesystem::path path = dir_ / name;
@@ -113,10 +116,10 @@ std::optional<std::string> KeptPages::read(std::int64_t owner, std::int64_t capt
       " AND page_file IS NOT NULL",
       {capture_id, owner});
   if (rows.empty()) return std::nullopt;
-  auto packed = read_file(dir_ / rows[0].text(0));
+  auto packed = read_file(dir_ / rows[0].text("page_file"));
   if (!packed) return std::nullopt;
   auto html = gunzip(*packed, 16 << 20);
-  if (!html || domain::token_hash(*html) != rows[0].text(1)) return std::nullopt;
+  if (!html || domain::token_hash(*html) != rows[0].text("page_sha256")) return std::nullopt;
   return html;
 }
 
@@ -129,11 +132,11 @@ std::int64_t KeptPages::expire(int keep_days) {
                  " AND status <> 'accepted' AND updated_at < ? ORDER BY id LIMIT 500",
                  {cutoff})) {
     std::error_code ec;
-    std::filesystem::remove(dir_ / row.text(1), ec);
+    std::filesystem::remove(dir_ / row.text("page_file"), ec);
     removed += db_.query(
                       "UPDATE captures SET page_file = NULL, page_sha256 = NULL, page_bytes = NULL"
                       " WHERE id = ? AND page_file = ?",
-                      {row.int_at(0), row.text(1)})
+                      {row.int_at("id"), row.text("page_file")})
                    .affected;
   }
   return removed;

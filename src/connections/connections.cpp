@@ -184,19 +184,20 @@ namespace {
 
 Connection connection_from(const store::Row& r, const SecretBox& box) {
   Connection c;
-  c.id = r.int_at(0);
-  c.owner_id = r.int_at(1);
-  c.kind = r.text(2);
-  c.plugin = r.text(3);
-  c.label = r.text(4);
-  c.config = json::parse(r.text(5), nullptr, false);
+  c.id = r.int_at("id");
+  c.owner_id = r.int_at("owner_id");
+  c.kind = r.text("kind");
+  c.plugin = r.text("plugin");
+  c.label = r.text("label");
+  c.config = json::parse(r.text("config"), nullptr, false);
   if (!c.config.is_object()) c.config = json::object();
-  if (auto secrets = plugin::open_secrets(box, r.text(6))) c.secrets_set = secret_names(*secrets);
-  c.enabled = r.int_at(7) != 0;
-  c.last_ok_at = r.opt_int(8);
-  c.last_error = r.text(9);
-  c.created_at = r.int_at(10);
-  c.updated_at = r.int_at(11);
+  if (auto secrets = plugin::open_secrets(box, r.text("secrets_encrypted")))
+    c.secrets_set = secret_names(*secrets);
+  c.enabled = r.int_at("enabled") != 0;
+  c.last_ok_at = r.opt_int("last_ok_at");
+  c.last_error = r.text("last_error");
+  c.created_at = r.int_at("created_at");
+  c.updated_at = r.int_at("updated_at");
   return c;
 }
 
@@ -356,8 +357,9 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
   // own connection): held, no run of it can start or be going meanwhile.
   store::Cache cache(db_, clock_);
   const bool is_sync =
-      !db_.query("SELECT 1 FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
-                 {id, owner})
+      !db_.query(
+              "SELECT 1 AS found FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
+              {id, owner})
            .empty();
   std::optional<engine::KeyLease> sync_lease =
       is_sync ? engine::KeyLease::take(cache, "sync:" + std::to_string(id), sync::Syncs::kLeaseTtl)
@@ -383,7 +385,8 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
         }
         // Secrets that no longer open count as unset: the form asks for them again.
         json merged_current = current.config;
-        merged_current.update(plugin::open_secrets(box_, rows[0].text(6)).value_or(json::object()));
+        merged_current.update(
+            plugin::open_secrets(box_, rows[0].text("secrets_encrypted")).value_or(json::object()));
         auto merged = checked(*n, merged_current, values);
         if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
         if (!errors.empty()) return errors;
@@ -445,7 +448,8 @@ std::optional<plugin::Outcome> Connections::test(std::int64_t owner, std::int64_
     auto users = conn->query(
         "SELECT email, language, time_zone FROM users WHERE id = ? AND active = 1", {owner});
     if (users.empty()) return std::nullopt;
-    notify::Recipient to{owner, users[0].text(0), users[0].text(1), users[0].text(2), true};
+    notify::Recipient to{owner, users[0].text("email"), users[0].text("language"),
+                         users[0].text("time_zone"), true};
     const Catalogue& words = Catalogue::shared();
     notify::Notification test;
     test.event = "test";

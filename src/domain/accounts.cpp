@@ -97,14 +97,14 @@ bool valid_language(const std::string& lang) {
 
 Account account_from(const store::Row& r) {
   Account a;
-  a.id = r.int_at(0);
-  a.email = r.text(1);
-  a.is_admin = r.int_at(2) != 0;
-  a.active = r.int_at(3) != 0;
-  a.language = r.text(4);
-  a.time_zone = r.text(5);
-  a.quiet_after_days = static_cast<int>(r.int_at(6));
-  a.closing_notice_days = static_cast<int>(r.int_at(7));
+  a.id = r.int_at("id");
+  a.email = r.text("email");
+  a.is_admin = r.int_at("is_admin") != 0;
+  a.active = r.int_at("active") != 0;
+  a.language = r.text("language");
+  a.time_zone = r.text("time_zone");
+  a.quiet_after_days = static_cast<int>(r.int_at("quiet_after_days"));
+  a.closing_notice_days = static_cast<int>(r.int_at("closing_notice_days"));
   return a;
 }
 
@@ -241,7 +241,7 @@ std::optional<Account> Accounts::check_password(const std::string& email,
     verify_password(dummy_hash(), password.substr(0, kMaxPasswordBytes));
     return std::nullopt;
   }
-  if (!verify_password(row->text(8), password)) return std::nullopt;
+  if (!verify_password(row->text("password_hash"), password)) return std::nullopt;
   Account a = account_from(*row);
   if (!a.active) return std::nullopt;
   return a;
@@ -254,7 +254,7 @@ FieldErrors Accounts::change_password(std::int64_t id, const std::string& curren
   FieldErrors errors;
   auto rows = db_.query("SELECT password_hash FROM users WHERE id = ?", {id});
   if (rows.empty() || current.size() > kMaxPasswordBytes ||
-      !verify_password(rows[0].text(0), current)) {
+      !verify_password(rows[0].text("password_hash"), current)) {
     errors.add("current", "error_password_wrong");
   }
   check_new_password(next, "new", errors);
@@ -322,10 +322,10 @@ std::optional<Accounts::SessionInfo> Accounts::session(const std::string& token)
       " WHERE s.id = ? AND s.expires_at > ? AND u.active = 1",
       {id, now});
   if (rows.empty()) return std::nullopt;
-  if (rows[0].int_at(9) < now - kTouchEveryMs) {
+  if (rows[0].int_at("last_seen_at") < now - kTouchEveryMs) {
     db_.query("UPDATE sessions SET last_seen_at = ? WHERE id = ?", {now, id});
   }
-  return SessionInfo{account_from(rows[0]), rows[0].text(8)};
+  return SessionInfo{account_from(rows[0]), rows[0].text("csrf_token")};
 }
 
 void Accounts::close_session(const std::string& token) {
@@ -379,7 +379,7 @@ std::variant<Account, FieldErrors> Accounts::accept_invite(const std::string& to
         e.add("form", "error_invite_invalid");
         return e;
       }
-      if (!inv[0].text(1).empty() && inv[0].text(1) != *folded) {
+      if (!inv[0].text("email").empty() && inv[0].text("email") != *folded) {
         e.add("email", "error_invite_email");
         return e;
       }
@@ -388,7 +388,7 @@ std::variant<Account, FieldErrors> Accounts::accept_invite(const std::string& to
         auto used = c.query(
             "UPDATE invites SET accepted_by = ?, accepted_at = ? WHERE id = ?"
             " AND accepted_at IS NULL",
-            {a->id, now, inv[0].int_at(0)});
+            {a->id, now, inv[0].int_at("id")});
         // Lost a race with another acceptance: undo this account too.
         if (used.affected != 1) throw InviteTaken{};
       }

@@ -30,13 +30,13 @@ std::size_t char_count(std::string_view s) { return utf8_length(s); }
 
 ApiToken token_from(const store::Row& r) {
   ApiToken t;
-  t.id = r.int_at(0);
-  t.user_id = r.int_at(1);
-  t.name = r.text(2);
-  t.scopes = split(r.text(3));
-  t.hint = r.text(4);
-  t.created_at = r.int_at(5);
-  if (!r[6].is_null()) t.last_used_at = r.int_at(6);
+  t.id = r.int_at("id");
+  t.user_id = r.int_at("user_id");
+  t.name = r.text("name");
+  t.scopes = split(r.text("scopes"));
+  t.hint = r.text("hint");
+  t.created_at = r.int_at("created_at");
+  if (!r.is_null("last_used_at")) t.last_used_at = r.int_at("last_used_at");
   return t;
 }
 
@@ -96,7 +96,8 @@ std::optional<ApiTokens::KeptAnswer> ApiTokens::idempotency_answer(store::Conn& 
       "SELECT request_hash, status, response FROM api_idempotency WHERE owner_id = ? AND key = ?",
       {owner, key});
   if (rows.empty()) return std::nullopt;
-  return KeptAnswer{rows[0].text(0), static_cast<int>(rows[0].int_at(1)), rows[0].text(2)};
+  return KeptAnswer{rows[0].text("request_hash"), static_cast<int>(rows[0].int_at("status")),
+                    rows[0].text("response")};
 }
 
 void ApiTokens::keep_idempotency_answer(store::Conn& tx, std::int64_t owner, const std::string& key,
@@ -157,8 +158,9 @@ std::variant<NewToken, FieldErrors> ApiTokens::create(std::int64_t user_id, cons
 
   return db_.write([&](store::Conn& conn) -> std::variant<NewToken, FieldErrors> {
     auto live = conn.query(
-        "SELECT COUNT(*) FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL", {user_id});
-    if (live[0].int_at(0) >= static_cast<std::int64_t>(kMaxTokensPerAccount)) {
+        "SELECT COUNT(*) AS live FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL",
+        {user_id});
+    if (live[0].int_at("live") >= static_cast<std::int64_t>(kMaxTokensPerAccount)) {
       FieldErrors full;
       full.add("form", "error_too_many_tokens");
       return full;

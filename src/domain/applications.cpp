@@ -52,11 +52,19 @@ void announce_what_you_did(store::Conn& conn, std::int64_t now, std::int64_t app
       " JOIN companies c ON c.id = l.company_id WHERE a.id = ?",
       {application_id});
   if (rows.empty()) return;
-  domain::Event e{event,           rows[0].int_at(0), now,  record_id, application_id,
-                  rows[0].text(1), rows[0].text(2),   from, to,        now};
+  domain::Event e{event,
+                  rows[0].int_at("owner_id"),
+                  now,
+                  record_id,
+                  application_id,
+                  rows[0].text("role"),
+                  rows[0].text("name"),
+                  from,
+                  to,
+                  now};
   if (event == "interview_scheduled") {
     auto starts = conn.query("SELECT starts_at FROM interviews WHERE id = ?", {record_id});
-    if (!starts.empty()) e.starts_at = starts[0].int_at(0);
+    if (!starts.empty()) e.starts_at = starts[0].int_at("starts_at");
   }
   publish(conn, e);
 }
@@ -113,8 +121,8 @@ Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, st
                      for_update(conn),
                  {id, owner});
   if (rows.empty()) return NotFound{};
-  const std::string from = rows[0].text(0);
-  const bool had_applied_at = !rows[0].is_null(1);
+  const std::string from = rows[0].text("status");
+  const bool had_applied_at = !rows[0].is_null("applied_at");
   const Kind& apps = kind("applications");
   if (from == change.to && change.end_reason.empty())
     return *records_.get_in(conn, owner, apps, id);
@@ -138,8 +146,10 @@ Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, st
   conn.query(sql, params);
   add_event(conn, id, now, "status_change", "Status changed", change.note, from, change.to,
             change.end_reason, std::nullopt, change.actor);
-  auto event = conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id});
-  announce_what_you_did(conn, now, id, "status_changed", event[0].int_at(0), from, change.to);
+  auto event = conn.query(
+      "SELECT MAX(id) AS event_id FROM application_events WHERE application_id = ?", {id});
+  announce_what_you_did(conn, now, id, "status_changed", event[0].int_at("event_id"), from,
+                        change.to);
   return *records_.get_in(conn, owner, apps, id);
 }
 
@@ -168,8 +178,9 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add_in(store::Co
   std::int64_t now = records_.clock().now_ms();
   add_event(conn, id, now, event.kind, event.summary, event.body, "", "", "", std::nullopt,
             event.actor, event.occurred_at);
-  return conn.query("SELECT MAX(id) FROM application_events WHERE application_id = ?", {id})[0]
-      .int_at(0);
+  return conn
+      .query("SELECT MAX(id) AS event_id FROM application_events WHERE application_id = ?", {id})[0]
+      .int_at("event_id");
 }
 
 std::optional<std::vector<Record>> Applications::timeline(std::int64_t owner, std::int64_t id) {
@@ -188,23 +199,24 @@ std::optional<std::vector<Record>> Applications::timeline_in(store::Conn& conn, 
       {id});
   std::vector<Record> out;
   for (const auto& r : rows) {
-    auto opt = [&](std::size_t i) -> nlohmann::json {
-      if (r.is_null(i)) return nullptr;
-      return r.text(i);
+    auto opt = [&](std::string_view c) -> nlohmann::json {
+      if (r.is_null(c)) return nullptr;
+      return r.text(c);
     };
     Record e = {
-        {"id", r.int_at(0)},
+        {"id", r.int_at("id")},
         {"application_id", id},
-        {"kind", r.text(1)},
-        {"occurred_at", r.int_at(2)},
-        {"summary", r.text(3)},
-        {"body", opt(4)},
-        {"from_status", opt(5)},
-        {"to_status", opt(6)},
-        {"end_reason", opt(7)},
-        {"interview_id", r.is_null(8) ? nlohmann::json(nullptr) : nlohmann::json(r.int_at(8))},
-        {"actor", r.text(9)},
-        {"created_at", r.int_at(10)}};
+        {"kind", r.text("kind")},
+        {"occurred_at", r.int_at("occurred_at")},
+        {"summary", r.text("summary")},
+        {"body", opt("body")},
+        {"from_status", opt("from_status")},
+        {"to_status", opt("to_status")},
+        {"end_reason", opt("end_reason")},
+        {"interview_id", r.is_null("interview_id") ? nlohmann::json(nullptr)
+                                                   : nlohmann::json(r.int_at("interview_id"))},
+        {"actor", r.text("actor")},
+        {"created_at", r.int_at("created_at")}};
     out.push_back(std::move(e));
   }
   return out;
@@ -240,7 +252,7 @@ Written Applications::set_outcome_in(store::Conn& conn, std::int64_t owner,
     else if (outcome == "done") {
       std::string target = status_after_interview((*before)["kind"].get<std::string>());
       auto status = conn.query("SELECT status FROM applications WHERE id = ?", {app});
-      std::string current = status.empty() ? "" : status[0].text(0);
+      std::string current = status.empty() ? "" : status[0].text("status");
       if (is_open_status(current) && status_rank(current) < status_rank(target)) {
         StatusChange change;
         change.to = target;
@@ -285,7 +297,7 @@ std::vector<Record> Applications::tags_of_in(store::Conn& conn, std::int64_t own
       {id, owner});
   std::vector<Record> out;
   for (const auto& r : rows)
-    out.push_back({{"id", r.int_at(0)}, {"name", r.text(1)}, {"colour", r.text(2)}});
+    out.push_back({{"id", r.int_at("id")}, {"name", r.text("name")}, {"colour", r.text("colour")}});
   return out;
 }
 

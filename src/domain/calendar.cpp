@@ -16,20 +16,20 @@ std::string interview_uid(store::Db& db, std::int64_t owner, std::int64_t id) {
 
 std::string interview_uid(store::Conn& conn, std::int64_t owner, std::int64_t id) {
   auto rows = conn.query("SELECT uid FROM interviews WHERE id = ? AND owner_id = ?", {id, owner});
-  return rows.empty() ? std::string() : rows[0].text(0);
+  return rows.empty() ? std::string() : rows[0].text("uid");
 }
 
 std::map<std::int64_t, std::string> interview_uids(store::Db& db, std::int64_t owner) {
   std::map<std::int64_t, std::string> uids;
   for (const auto& r : db.query("SELECT id, uid FROM interviews WHERE owner_id = ?", {owner}))
-    uids[r.int_at(0)] = r.text(1);
+    uids[r.int_at("id")] = r.text("uid");
   return uids;
 }
 
 std::optional<std::int64_t> reminder_due_at(store::Conn& conn, std::int64_t owner,
                                             std::int64_t id) {
   auto rows = conn.query("SELECT due_at FROM reminders WHERE id = ? AND owner_id = ?", {id, owner});
-  return rows.empty() ? std::nullopt : rows[0].opt_int(0);
+  return rows.empty() ? std::nullopt : rows[0].opt_int("due_at");
 }
 
 }  // namespace peto::domain

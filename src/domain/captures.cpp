@@ -56,29 +56,29 @@ constexpr const char* kColumns =
     " AND o.url_key = captures.url_key AND o.id <> captures.id) AS seen_before";
 
 Capture capture_from(const store::Row& r) {
-  auto opt_int = [&](std::size_t i) {
-    return r.is_null(i) ? nlohmann::json(nullptr) : nlohmann::json(r.int_at(i));
+  auto opt_int = [&](std::string_view c) {
+    return r.is_null(c) ? nlohmann::json(nullptr) : nlohmann::json(r.int_at(c));
   };
-  auto opt_text = [&](std::size_t i) {
-    return r.is_null(i) ? nlohmann::json(nullptr) : nlohmann::json(r.text(i));
+  auto opt_text = [&](std::string_view c) {
+    return r.is_null(c) ? nlohmann::json(nullptr) : nlohmann::json(r.text(c));
   };
-  nlohmann::json data = nlohmann::json::parse(r.text(7), nullptr, false);
+  nlohmann::json data = nlohmann::json::parse(r.text("data"), nullptr, false);
   if (!data.is_object()) data = nlohmann::json::object();
-  return {{"id", r.int_at(0)},
-          {"url", r.text(1)},
-          {"url_key", r.text(2)},
-          {"origin", r.text(3)},
-          {"status", r.text(4)},
-          {"parser", opt_text(5)},
-          {"parser_version", opt_int(6)},
+  return {{"id", r.int_at("id")},
+          {"url", r.text("url")},
+          {"url_key", r.text("url_key")},
+          {"origin", r.text("origin")},
+          {"status", r.text("status")},
+          {"parser", opt_text("parser")},
+          {"parser_version", opt_int("parser_version")},
           {"data", std::move(data)},
-          {"error", opt_text(8)},
-          {"listing_id", opt_int(9)},
-          {"application_id", opt_int(10)},
-          {"created_at", r.int_at(11)},
-          {"updated_at", r.int_at(12)},
-          {"seen_before", r.int_at(14) != 0},
-          {"page_sha256", opt_text(13)}};
+          {"error", opt_text("error")},
+          {"listing_id", opt_int("listing_id")},
+          {"application_id", opt_int("application_id")},
+          {"created_at", r.int_at("created_at")},
+          {"updated_at", r.int_at("updated_at")},
+          {"seen_before", r.int_at("seen_before") != 0},
+          {"page_sha256", opt_text("page_sha256")}};
 }
 
 // The parsers' reading of `html` as the columns parser, parser_version, data.
@@ -142,12 +142,12 @@ std::vector<nlohmann::json> listing_history(store::Db& db, std::int64_t owner,
            " JOIN listings l ON l.id = e.listing_id WHERE l.id = ? AND l.owner_id = ?"
            " ORDER BY e.occurred_at DESC, e.id DESC",
            {listing_id, owner}))
-    out.push_back(
-        {{"kind", r.text(0)},
-         {"summary", r.text(1)},
-         {"occurred_at", r.int_at(2)},
-         {"capture_id", r.is_null(3) ? nlohmann::json(nullptr) : nlohmann::json(r.int_at(3))},
-         {"actor", r.text(4)}});
+    out.push_back({{"kind", r.text("kind")},
+                   {"summary", r.text("summary")},
+                   {"occurred_at", r.int_at("occurred_at")},
+                   {"capture_id", r.is_null("capture_id") ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(r.int_at("capture_id"))},
+                   {"actor", r.text("actor")}});
   return out;
 }
 
@@ -201,7 +201,7 @@ std::variant<Capture, FieldErrors> Captures::insert(store::Conn& conn, std::int6
       "INSERT INTO captures (owner_id, url, url_key, origin, status, parser, parser_version,"
       " data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
       {owner, url, key, origin, fetch ? "fetching" : "pending", parser, version, data, now, now});
-  return *get_in(conn, owner, rows[0].int_at(0));
+  return *get_in(conn, owner, rows[0].int_at("id"));
 }
 
 std::variant<Capture, FieldErrors> Captures::from_html_in(store::Conn& conn, std::int64_t owner,
@@ -305,12 +305,12 @@ Written Captures::accept(std::int64_t owner, std::int64_t id, const Input& edite
                                  (conn.dialect() == store::Dialect::postgres ? " FOR UPDATE" : ""),
                              {id, owner});
       if (rows.empty()) return NotFound{};
-      if (rows[0].text(0) != "pending" && rows[0].text(0) != "failed") {
+      if (rows[0].text("status") != "pending" && rows[0].text("status") != "failed") {
         FieldErrors e;
         e.add("form", "error_capture_not_pending");
         return e;
       }
-      const std::string url = rows[0].text(1);
+      const std::string url = rows[0].text("url");
 
       Input listing = edited;
       std::string company;

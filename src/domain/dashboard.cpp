@@ -17,18 +17,21 @@ std::vector<Record> reminders(store::Conn& db, const std::string& where, const s
   auto rows = db.query(
       "SELECT r.id, r.title, r.due_at, r.application_id,"
       " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
-      "  WHERE a.id = r.application_id)"
+      "  WHERE a.id = r.application_id) AS application_role"
       " FROM reminders r WHERE " +
           where + " ORDER BY r.due_at, r.id LIMIT 20",
       p);
   std::vector<Record> out;
   for (const auto& r : rows)
-    out.push_back(
-        {{"id", r.int_at(0)},
-         {"title", r.text(1)},
-         {"due_at", r.int_at(2)},
-         {"application_id", r.is_null(3) ? nlohmann::json() : nlohmann::json(r.int_at(3))},
-         {"application_role", r.is_null(4) ? nlohmann::json() : nlohmann::json(r.text(4))}});
+    out.push_back({{"id", r.int_at("id")},
+                   {"title", r.text("title")},
+                   {"due_at", r.int_at("due_at")},
+                   {"application_id", r.is_null("application_id")
+                                          ? nlohmann::json()
+                                          : nlohmann::json(r.int_at("application_id"))},
+                   {"application_role", r.is_null("application_role")
+                                            ? nlohmann::json()
+                                            : nlohmann::json(r.text("application_role"))}});
   return out;
 }
 
@@ -78,12 +81,12 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
           quiet_condition() + " ORDER BY last, a.id LIMIT 20",
       {owner, now, now - quiet_after_days * kDayMs});
   for (const auto& r : quiet)
-    d.gone_quiet.push_back({{"id", r.int_at(0)},
-                            {"listing_role", r.text(1)},
-                            {"company_name", r.text(2)},
-                            {"status", r.text(3)},
-                            {"last_activity_at", r.int_at(4)},
-                            {"quiet_days", (now - r.int_at(4)) / kDayMs}});
+    d.gone_quiet.push_back({{"id", r.int_at("id")},
+                            {"listing_role", r.text("role")},
+                            {"company_name", r.text("name")},
+                            {"status", r.text("status")},
+                            {"last_activity_at", r.int_at("last")},
+                            {"quiet_days", (now - r.int_at("last")) / kDayMs}});
 
   auto closing = db.query(
       "SELECT l.id, l.role, c.name, l.closes_on FROM listings l"
@@ -94,10 +97,10 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
       " ORDER BY l.closes_on, l.id LIMIT 20",
       {owner, today, add_days(today, closing_notice_days)});
   for (const auto& r : closing)
-    d.closing_soon.push_back({{"id", r.int_at(0)},
-                              {"role", r.text(1)},
-                              {"company_name", r.text(2)},
-                              {"closes_on", r.text(3)}});
+    d.closing_soon.push_back({{"id", r.int_at("id")},
+                              {"role", r.text("role")},
+                              {"company_name", r.text("name")},
+                              {"closes_on", r.text("closes_on")}});
 
   auto interviews = db.query(
       "SELECT i.id, i.kind, i.starts_at, i.place, i.application_id, l.role, c.name"
@@ -107,22 +110,24 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
       " ORDER BY i.starts_at, i.id LIMIT 20",
       {owner, now - 2 * 3600 * 1000});
   for (const auto& r : interviews)
-    d.interviews.push_back({{"id", r.int_at(0)},
-                            {"kind", r.text(1)},
-                            {"starts_at", r.int_at(2)},
-                            {"place", r.text(3)},
-                            {"application_id", r.int_at(4)},
-                            {"listing_role", r.text(5)},
-                            {"company_name", r.text(6)}});
+    d.interviews.push_back({{"id", r.int_at("id")},
+                            {"kind", r.text("kind")},
+                            {"starts_at", r.int_at("starts_at")},
+                            {"place", r.text("place")},
+                            {"application_id", r.int_at("application_id")},
+                            {"listing_role", r.text("role")},
+                            {"company_name", r.text("name")}});
 
   auto counts = db.query(
       "SELECT (SELECT COUNT(*) FROM applications a WHERE a.owner_id = ? AND a.status IN"
-      " ('draft','applied','acknowledged','screening','interviewing','assessment','offer')),"
+      " ('draft','applied','acknowledged','screening','interviewing','assessment','offer'))"
+      " AS open_applications,"
       " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ? AND l.state = 'new'"
-      " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id))",
+      " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id))"
+      " AS undecided_listings",
       {owner, owner});
-  d.open_applications = counts[0].int_at(0);
-  d.undecided_listings = counts[0].int_at(1);
+  d.open_applications = counts[0].int_at("open_applications");
+  d.undecided_listings = counts[0].int_at("undecided_listings");
   return d;
 }
 

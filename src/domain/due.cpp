@@ -27,13 +27,14 @@ std::vector<Owner> owners_from(const store::Rows& rows) {
   std::vector<Owner> out;
   out.reserve(rows.size());
   for (const auto& r : rows)
-    out.push_back({r.int_at(0), r.text(1), r.text(2), r.text(3), r.int_at(4)});
+    out.push_back({r.int_at("id"), r.text("email"), r.text("language"), r.text("time_zone"),
+                   r.int_at("days")});
   return out;
 }
 
 std::set<std::int64_t> ids_of(const store::Rows& rows) {
   std::set<std::int64_t> out;
-  for (const auto& r : rows) out.insert(r.int_at(0));
+  for (const auto& r : rows) out.insert(r.int_at("id"));
   return out;
 }
 
@@ -52,8 +53,10 @@ std::vector<Reminder> reminders(store::Conn& conn, Millis now, int limit) {
   std::vector<Reminder> out;
   out.reserve(rows.size());
   for (const auto& r : rows) {
-    Reminder due{r.int_at(0), r.int_at(1), r.text(2), r.int_at(3), std::nullopt};
-    if (!r.is_null(4)) due.application = Named{r.int_at(4), r.text(5), r.text(6)};
+    Reminder due{r.int_at("id"), r.int_at("owner_id"), r.text("title"), r.int_at("due_at"),
+                 std::nullopt};
+    if (!r.is_null("application_id"))
+      due.application = Named{r.int_at("application_id"), r.text("role"), r.text("name")};
     out.push_back(std::move(due));
   }
   return out;
@@ -73,7 +76,8 @@ std::set<std::int64_t> claim_reminders(store::Conn& conn, const std::vector<std:
 
 std::vector<Owner> quiet_owners(store::Conn& conn) {
   return owners_from(conn.query(
-      std::string("SELECT u.id, u.email, u.language, u.time_zone, u.quiet_after_days FROM users u"
+      std::string("SELECT u.id, u.email, u.language, u.time_zone, u.quiet_after_days AS days"
+                  " FROM users u"
                   " WHERE u.active = 1 AND u.quiet_after_days > 0 AND EXISTS (SELECT 1 FROM"
                   " applications a WHERE a.owner_id = u.id AND a.status IN ") +
       kQuietStatuses + ") ORDER BY u.id"));
@@ -92,7 +96,8 @@ std::vector<QuietApplication> quiet_applications(store::Conn& conn, std::int64_t
       {owner, cutoff});
   std::vector<QuietApplication> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back({{r.int_at(0), r.text(1), r.text(2)}, r.int_at(3)});
+  for (const auto& r : rows)
+    out.push_back({{r.int_at("id"), r.text("role"), r.text("name")}, r.int_at("activity")});
   return out;
 }
 
@@ -113,7 +118,8 @@ std::set<std::int64_t> claim_quiet(store::Conn& conn, const std::vector<std::int
 
 std::vector<Owner> closing_owners(store::Conn& conn, const std::string& earliest) {
   return owners_from(
-      conn.query(std::string("SELECT u.id, u.email, u.language, u.time_zone, u.closing_notice_days"
+      conn.query(std::string("SELECT u.id, u.email, u.language, u.time_zone,"
+                             " u.closing_notice_days AS days"
                              " FROM users u WHERE u.active = 1 AND u.closing_notice_days > 0"
                              " AND EXISTS (SELECT 1 FROM listings l WHERE l.owner_id = u.id AND ") +
                      kOpen + " AND l.closes_on >= ?) ORDER BY u.id",
@@ -129,7 +135,8 @@ std::vector<ClosingListing> closing_listings(store::Conn& conn, std::int64_t own
       {owner, today, horizon});
   std::vector<ClosingListing> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back({{r.int_at(0), r.text(1), r.text(2)}, r.text(3)});
+  for (const auto& r : rows)
+    out.push_back({{r.int_at("id"), r.text("role"), r.text("name")}, r.text("closes_on")});
   return out;
 }
 
@@ -144,7 +151,7 @@ std::map<std::int64_t, std::string> claim_closing(store::Conn& conn,
                              " closing_announced_for <> closes_on) RETURNING id, closes_on",
                          params);
   std::map<std::int64_t, std::string> out;
-  for (const auto& r : rows) out[r.int_at(0)] = r.text(1);
+  for (const auto& r : rows) out[r.int_at("id")] = r.text("closes_on");
   return out;
 }
 

@@ -167,7 +167,7 @@ Value new_or_stored(store::Conn& conn, const Kind& kind, std::optional<std::int6
   if (const Value* v = column(cols, name)) return *v;
   if (!id) return Value();
   auto rows = conn.query("SELECT " + name + " FROM " + kind.name + " WHERE id = ?", {*id});
-  return rows.empty() ? Value() : rows[0][0];
+  return rows.empty() ? Value() : rows[0].at(name);
 }
 
 // Checks that involve more than one field, or the rest of the person's data.
@@ -264,25 +264,24 @@ std::string select_sql(const Kind& kind, const std::string& today) {
   std::string sql = "SELECT t.id";
   for (const Field& f : kind.fields) sql += ", t." + f.name;
   sql += ", t.created_at, t.updated_at";
-  for (const Extra& e : kind.extras) sql += ", " + with_today(e.sql, today);
+  for (const Extra& e : kind.extras) sql += ", " + with_today(e.sql, today) + " AS " + e.name;
   return sql + " FROM " + kind.name + " t";
 }
 
 Record to_record(const Kind& kind, const store::Row& row) {
   Record r = nlohmann::json::object();
-  std::size_t i = 0;
-  r["id"] = row.int_at(i++);
-  auto read = [&](bool number) -> nlohmann::json {
-    const Value& v = row[i++];
+  r["id"] = row.int_at("id");
+  auto read = [&](std::string_view name, bool number) -> nlohmann::json {
+    const Value& v = row.at(name);
     if (v.is_null()) return nullptr;
     if (number) return v.as_int();
     return v.as_text();
   };
   for (const Field& f : kind.fields)
-    r[f.name] = read(f.type == T::integer || f.type == T::datetime || f.type == T::ref);
-  r["created_at"] = read(true);
-  r["updated_at"] = read(true);
-  for (const Extra& e : kind.extras) r[e.name] = read(e.number);
+    r[f.name] = read(f.name, f.type == T::integer || f.type == T::datetime || f.type == T::ref);
+  r["created_at"] = read("created_at", true);
+  r["updated_at"] = read("updated_at", true);
+  for (const Extra& e : kind.extras) r[e.name] = read(e.name, e.number);
   return r;
 }
 
@@ -325,7 +324,8 @@ namespace {
 std::vector<Subject> subjects_from(const store::Rows& rows) {
   std::vector<Subject> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back({r.int_at(0), r.text(1), r.text(2)});
+  for (const auto& r : rows)
+    out.push_back({r.int_at("id"), r.text("role"), r.text("company_name")});
   return out;
 }
 
@@ -333,7 +333,7 @@ std::vector<Subject> subjects_from(const store::Rows& rows) {
 
 std::vector<Subject> recent_applications(store::Db& db, std::int64_t owner, int limit) {
   return subjects_from(db.query(
-      "SELECT a.id, l.role, COALESCE(c.name, '') FROM applications a"
+      "SELECT a.id, l.role, COALESCE(c.name, '') AS company_name FROM applications a"
       " JOIN listings l ON l.id = a.listing_id LEFT JOIN companies c ON c.id = l.company_id"
       " WHERE a.owner_id = ? ORDER BY a.id DESC LIMIT ?",
       {owner, limit}));
@@ -341,14 +341,16 @@ std::vector<Subject> recent_applications(store::Db& db, std::int64_t owner, int 
 
 std::vector<Subject> recent_listings(store::Db& db, std::int64_t owner, int limit) {
   return subjects_from(db.query(
-      "SELECT l.id, l.role, COALESCE(c.name, '') FROM listings l"
+      "SELECT l.id, l.role, COALESCE(c.name, '') AS company_name FROM listings l"
       " LEFT JOIN companies c ON c.id = l.company_id WHERE l.owner_id = ? ORDER BY l.id DESC"
       " LIMIT ?",
       {owner, limit}));
 }
 
 std::int64_t count_owned(store::Db& db, const std::string& table, std::int64_t owner) {
-  return db.query("SELECT COUNT(*) FROM " + table + " WHERE owner_id = ?", {owner})[0].int_at(0);
+  return db
+      .query("SELECT COUNT(*) AS record_count FROM " + table + " WHERE owner_id = ?", {owner})[0]
+      .int_at("record_count");
 }
 
 bool owns(store::Db& db, const std::string& table, std::int64_t id, std::int64_t owner) {
@@ -478,12 +480,13 @@ std::map<std::string, std::int64_t> Records::count_by(std::int64_t owner, const 
                                                       const std::string& tab) {
   std::map<std::string, std::int64_t> counts;
   if (kind.field(field) == nullptr) return counts;
-  std::string sql =
-      "SELECT t." + field + ", COUNT(*) FROM " + kind.name + " t WHERE t.owner_id = ?";
+  std::string sql = "SELECT t." + field + ", COUNT(*) AS record_count FROM " + kind.name +
+                    " t WHERE t.owner_id = ?";
   if (const Tab* t = find_tab(kind, tab))
     sql += " AND (" + with_today(t->condition, today_utc(clock_)) + ")";
   sql += " GROUP BY t." + field;
-  for (const auto& row : db_.query(sql, {owner})) counts[row.text(0)] = row.int_at(1);
+  for (const auto& row : db_.query(sql, {owner}))
+    counts[row.text(field)] = row.int_at("record_count");
   return counts;
 }
 
@@ -503,7 +506,7 @@ Written Records::create_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   }
   auto rows = conn.query(
       "INSERT INTO " + kind.name + " (" + names + ") VALUES (" + marks + ") RETURNING id", params);
-  std::int64_t id = rows[0].int_at(0);
+  std::int64_t id = rows[0].int_at("id");
   Record r = *get_in(conn, owner, kind, id);
   after_create(conn, kind, now, r, input.actor);
   return r;
@@ -560,7 +563,7 @@ std::variant<std::int64_t, FieldErrors> Records::company_named(store::Conn& conn
   if (!key.empty()) {
     auto found =
         conn.query("SELECT id FROM companies WHERE owner_id = ? AND name_key = ?", {owner, key});
-    if (!found.empty()) return found[0].int_at(0);
+    if (!found.empty()) return found[0].int_at("id");
   }
   Input input;
   input.values = {{"name", name}};

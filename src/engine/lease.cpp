@@ -16,7 +16,7 @@ std::vector<store::Migration> PassLease::migrations() {
 PassLease::Stats PassLease::stats() const {
   auto rows = db_.query("SELECT epoch, takeovers FROM scheduler_lease WHERE name = ?", {name_});
   if (rows.empty()) return {};
-  return {rows[0].int_at(0), rows[0].int_at(1)};
+  return {rows[0].int_at("epoch"), rows[0].int_at("takeovers")};
 }
 
 std::optional<HeldLease> PassLease::acquire(Ttl ttl) {
@@ -34,7 +34,7 @@ std::optional<HeldLease> PassLease::acquire(Ttl ttl) {
       " RETURNING epoch, takeovers",
       {name_, token, now, now, static_cast<long long>(ttl.count())});
   if (rows.empty()) return std::nullopt;
-  return HeldLease{token, rows[0].int_at(0)};
+  return HeldLease{token, rows[0].int_at("epoch")};
 }
 
 bool PassLease::renew(const HeldLease& held, Ttl ttl) {

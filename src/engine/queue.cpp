@@ -15,13 +15,13 @@ constexpr const char* kTaskColumns = "id, kind, queue, payload, attempt, max_att
 
 Task task_from(const store::Row& r) {
   Task t;
-  t.id = r.int_at(0);
-  t.kind = r.text(1);
-  t.queue = r.text(2);
-  t.payload = r.text(3);
-  t.attempt = static_cast<int>(r.int_at(4));
-  t.max_attempts = static_cast<int>(r.int_at(5));
-  t.owner = r.opt_int(6);
+  t.id = r.int_at("id");
+  t.kind = r.text("kind");
+  t.queue = r.text("queue");
+  t.payload = r.text("payload");
+  t.attempt = static_cast<int>(r.int_at("attempt"));
+  t.max_attempts = static_cast<int>(r.int_at("max_attempts"));
+  t.owner = r.opt_int("owner_id");
   return t;
 }
 
@@ -87,11 +87,11 @@ std::optional<std::int64_t> Queue::insert(store::Conn& c, const NewTask& t) {
       "  WHERE idempotency_key IS NOT NULL AND state IN ('available', 'running') DO NOTHING"
       " RETURNING id",
       {t.kind, o.queue, t.payload, max_attempts, run_at, now, key, o.owner, now});
-  if (!rows.empty()) return rows[0].int_at(0);
+  if (!rows.empty()) return rows[0].int_at("id");
   auto existing = c.query(
       "SELECT id FROM tasks WHERE idempotency_key = ? AND state IN ('available', 'running')",
       {key});
-  if (!existing.empty()) return existing[0].int_at(0);
+  if (!existing.empty()) return existing[0].int_at("id");
   return std::nullopt;  // the holder finished in between: try again
 }
 
@@ -252,7 +252,7 @@ std::optional<Millis> Queue::next_due(const std::string& queue) {
       "1",
       {queue});
   if (rows.empty()) return std::nullopt;
-  return rows[0].int_at(0);
+  return rows[0].int_at("run_at");
 }
 
 std::int64_t Queue::prune_finished(std::chrono::milliseconds age, int batch) {
@@ -283,16 +283,18 @@ std::int64_t Queue::fail_interrupted_errands(std::chrono::milliseconds age) {
 
 Queue::Stats Queue::stats() const {
   Stats s;
-  for (const auto& r : db_.query("SELECT queue, state, COUNT(*) FROM tasks GROUP BY queue, state"))
-    s.by_queue.push_back({r.text(0), r.text(1), r.int_at(2)});
-  for (const auto& r : db_.query("SELECT queue, MIN(run_at) FROM tasks WHERE state = 'available'"
-                                 " AND run_at <= COALESCE(?, now_ms()) GROUP BY queue",
-                                 {store::now_param(clock_)}))
-    s.oldest_available[r.text(0)] = r.int_at(1);
   for (const auto& r :
-       db_.query("SELECT kind, state, COUNT(*) FROM tasks WHERE state IN ('done', 'failed')"
+       db_.query("SELECT queue, state, COUNT(*) AS n FROM tasks GROUP BY queue, state"))
+    s.by_queue.push_back({r.text("queue"), r.text("state"), r.int_at("n")});
+  for (const auto& r :
+       db_.query("SELECT queue, MIN(run_at) AS oldest_run_at FROM tasks WHERE state = 'available'"
+                 " AND run_at <= COALESCE(?, now_ms()) GROUP BY queue",
+                 {store::now_param(clock_)}))
+    s.oldest_available[r.text("queue")] = r.int_at("oldest_run_at");
+  for (const auto& r :
+       db_.query("SELECT kind, state, COUNT(*) AS n FROM tasks WHERE state IN ('done', 'failed')"
                  " GROUP BY kind, state"))
-    s.finished.push_back({r.text(0), r.text(1), r.int_at(2)});
+    s.finished.push_back({r.text("kind"), r.text("state"), r.int_at("n")});
   return s;
 }
 

@@ -48,7 +48,7 @@ int latest_version(const std::vector<store::Migration>& migrations) {
 bool instance_empty(const Config& config, store::Db* db) {
   if (db) {
     try {
-      if (db->query("SELECT COUNT(*) FROM users")[0].int_at(0) > 0) return false;
+      if (db->query("SELECT COUNT(*) AS n FROM users")[0].int_at("n") > 0) return false;
     } catch (const store::Error&) {
       // No users table: a database never migrated.
     }
@@ -75,18 +75,18 @@ void restore_postgres(store::Db& db, const nlohmann::json& manifest, const fs::p
     std::string drop;
     for (const auto& r :
          c.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"))
-      drop += (drop.empty() ? "" : ", ") + quoted(r.text(0));
+      drop += (drop.empty() ? "" : ", ") + quoted(r.text("tablename"));
     if (!drop.empty()) c.run_script("DROP TABLE " + drop + " CASCADE");
     for (const auto& r :
          c.query("SELECT proname FROM pg_proc WHERE pronamespace = current_schema()::regnamespace"
                  " AND proname <> 'now_ms'"))
-      c.run_script("DROP FUNCTION IF EXISTS " + quoted(r.text(0)) + " CASCADE");
+      c.run_script("DROP FUNCTION IF EXISTS " + quoted(r.text("proname")) + " CASCADE");
     c.run_script(
         "CREATE TABLE schema_migrations ("
         " version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
-    if (c.query("SELECT COUNT(*) FROM pg_proc WHERE proname = 'now_ms'"
+    if (c.query("SELECT COUNT(*) AS n FROM pg_proc WHERE proname = 'now_ms'"
                 " AND pronamespace = current_schema()::regnamespace")[0]
-            .int_at(0) == 0)
+            .int_at("n") == 0)
       c.run_script(
           "CREATE FUNCTION now_ms() RETURNS bigint LANGUAGE sql STABLE AS"
           " $$ SELECT (extract(epoch FROM now()) * 1000)::bigint $$");

@@ -91,7 +91,7 @@ ScheduledStart start_scheduled_backup(const Config& config, store::Db& db, const
   if (marked.affected == 1) log::warn("backup", "the last scheduled backup was interrupted");
   auto rows = db.query("SELECT last_run_at FROM backup_state WHERE id = 1");
   if (rows.empty()) return ScheduledStart::not_due;
-  auto last = rows[0].opt_int(0);
+  auto last = rows[0].opt_int("last_run_at");
   if (last && *last >= *slot) return ScheduledStart::not_due;
   auto claimed = last ? db.query(
                             "UPDATE backup_state SET last_run_at = ?, last_run_ok = NULL"

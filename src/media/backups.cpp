@@ -125,13 +125,14 @@ std::vector<std::string> ordered_tables(store::Conn& conn) {
   for (const auto& r :
        conn.query("SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
                   " AND relkind = 'r' ORDER BY relname"))
-    names.push_back(r.text(0));
+    names.push_back(r.text("relname"));
   std::map<std::string, std::set<std::string>> needs;
   for (const auto& r :
-       conn.query("SELECT a.relname, b.relname FROM pg_constraint k"
+       conn.query("SELECT a.relname AS table_name, b.relname AS refers_to FROM pg_constraint k"
                   " JOIN pg_class a ON a.oid = k.conrelid JOIN pg_class b ON b.oid = k.confrelid"
                   " WHERE k.contype = 'f' AND k.connamespace = current_schema()::regnamespace"))
-    if (r.text(0) != r.text(1)) needs[r.text(0)].insert(r.text(1));
+    if (r.text("table_name") != r.text("refers_to"))
+      needs[r.text("table_name")].insert(r.text("refers_to"));
   std::vector<std::string> out;
   std::set<std::string> placed;
   while (out.size() < names.size()) {
@@ -165,10 +166,10 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
   auto conn = db.acquire();
   const char* has_schema =
       db.dialect() == store::Dialect::sqlite
-          ? "SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_migrations'"
-          : "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema()"
+          ? "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'"
+          : "SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = current_schema()"
             " AND tablename = 'schema_migrations'";
-  if (conn->query(has_schema)[0].int_at(0) == 0)
+  if (conn->query(has_schema)[0].int_at("n") == 0)
     throw std::runtime_error("the database holds no peto schema yet: nothing to back up");
   if (db.dialect() == store::Dialect::sqlite) {
     fs::path file = dir / "db" / "peto.db";
@@ -176,7 +177,8 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
     // The schema version of the copy, read from the copy itself.
     auto copy = store::Db::open("sqlite://" + file.string(), 1);
     manifest["schema_version"] =
-        copy->query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0].int_at(0);
+        copy->query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")[0].int_at(
+            "version");
     copy.reset();
     for (const char* extra : {"-wal", "-shm"}) {
       std::error_code ec;
@@ -187,7 +189,8 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
   }
   store::with_read(*conn, [&](store::Conn& c) {
     manifest["schema_version"] =
-        c.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0].int_at(0);
+        c.query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations")[0].int_at(
+            "version");
     nlohmann::json tables = nlohmann::json::array();
     for (const auto& table : ordered_tables(c)) {
       if (!safe_identifier(table)) throw std::runtime_error("unexpected table name " + table);
@@ -197,7 +200,7 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
                    " current_schema() AND table_name = ? AND is_generated = 'NEVER'"
                    " ORDER BY ordinal_position",
                    {table}))
-        columns.push_back(r.text(0));
+        columns.push_back(r.text("column_name"));
       std::string list;
       for (const auto& col : columns) {
         if (!safe_identifier(col)) throw std::runtime_error("unexpected column name " + col);
@@ -221,16 +224,17 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
       tables.push_back({{"name", table}, {"columns", columns}, {"file", name}});
     }
     nlohmann::json sequences = nlohmann::json::array();
-    for (const auto& r : c.query(
-             "SELECT table_name, column_name, pg_get_serial_sequence(quote_ident(table_name),"
-             " column_name) FROM information_schema.columns WHERE table_schema = current_schema()"
-             " AND is_identity = 'YES' ORDER BY table_name, column_name")) {
-      if (r.is_null(2)) continue;
-      auto v = c.query("SELECT last_value, is_called FROM " + r.text(2));
-      std::string called = v[0].text(1);
-      sequences.push_back({{"table", r.text(0)},
-                           {"column", r.text(1)},
-                           {"value", v[0].int_at(0)},
+    for (const auto& r :
+         c.query("SELECT table_name, column_name, pg_get_serial_sequence(quote_ident(table_name),"
+                 " column_name) AS sequence_name FROM information_schema.columns"
+                 " WHERE table_schema = current_schema()"
+                 " AND is_identity = 'YES' ORDER BY table_name, column_name")) {
+      if (r.is_null("sequence_name")) continue;
+      auto v = c.query("SELECT last_value, is_called FROM " + r.text("sequence_name"));
+      std::string called = v[0].text("is_called");
+      sequences.push_back({{"table", r.text("table_name")},
+                           {"column", r.text("column_name")},
+                           {"value", v[0].int_at("last_value")},
                            {"is_called", called == "t" || called == "1" || called == "true"}});
     }
     manifest["tables"] = tables;

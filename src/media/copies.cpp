@@ -19,20 +19,20 @@ std::string clipped(const std::string& s) {
 // Fills `file` from a copy's row (columns as Copies::attempt reads them) and
 // checks it against the file on disk: "" when it can be sent, else why not.
 std::string file_to_put(const Config& config, const store::Row& row, PutFile& file) {
-  if (row.text(4).empty()) return "The document has no file.";
-  file.path = config.media_dir() + "/" + row.text(4);
+  if (row.text("file").empty()) return "The document has no file.";
+  file.path = config.media_dir() + "/" + row.text("file");
   FileFacts facts;
-  auto damage = check_file(file.path, std::nullopt, row.opt_text(7), &facts);
+  auto damage = check_file(file.path, std::nullopt, row.opt_text("sha256"), &facts);
   if (damage == Damage::missing) return "The document's file is missing.";
   if (damage == Damage::changed)
     return "The document's file no longer matches its checksum; it was not sent.";
-  std::string filename = row.text(5).empty() ? "document" : row.text(5);
+  std::string filename = row.text("filename").empty() ? "document" : row.text("filename");
   // The document's id first, whole: only the name after it is shortened, so
   // two documents never share a name on the store.
   std::string tail = safe_name(filename);
   if (tail.size() > kCopyNameMax) tail.erase(0, tail.size() - kCopyNameMax);  // keep the extension
-  file.remote_name = std::to_string(row.int_at(1)) + "-" + tail;
-  file.content_type = row.text(6);
+  file.remote_name = std::to_string(row.int_at("upload_id")) + "-" + tail;
+  file.content_type = row.text("content_type");
   file.size = facts.size;
   file.sha256 = facts.sha256;
   return "";
@@ -59,17 +59,17 @@ std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::in
                   " WHERE d.owner_id = ? AND d.upload_id = ? ORDER BY d.created_at, d.id",
                   {owner, upload_id})) {
     CopyView v;
-    v.id = r.int_at(0);
-    v.connection_id = r.int_at(1);
-    v.store_label = r.text(2);
-    v.plugin = r.text(3);
-    v.status = r.text(4);
-    v.attempts = static_cast<int>(r.int_at(5));
+    v.id = r.int_at("id");
+    v.connection_id = r.int_at("connection_id");
+    v.store_label = r.text("label");
+    v.plugin = r.text("plugin");
+    v.status = r.text("status");
+    v.attempts = static_cast<int>(r.int_at("attempts"));
     if (v.status == "pending" || (v.status == "failed" && v.attempts < kCopyMaxAttempts))
-      v.next_attempt_at = r.opt_int(6);
-    v.sent_at = r.opt_int(7);
-    v.external_url = r.text(8);
-    v.last_error = r.text(9);
+      v.next_attempt_at = r.opt_int("next_attempt_at");
+    v.sent_at = r.opt_int("sent_at");
+    v.external_url = r.text("external_url");
+    v.last_error = r.text("last_error");
     out.push_back(std::move(v));
   }
   return out;
@@ -117,7 +117,7 @@ std::vector<std::int64_t> Copies::due() {
        db_.query(std::string("SELECT d.id FROM document_copies d WHERE ") + kClaimable +
                      kConnectionUsable + " ORDER BY d.next_attempt_at, d.id LIMIT ?",
                  {kCopyMaxAttempts, now, now, kCopyBatch}))
-    ids.push_back(r.int_at(0));
+    ids.push_back(r.int_at("id"));
   return ids;
 }
 
@@ -132,7 +132,7 @@ std::optional<Millis> Copies::claim(std::int64_t id) {
           kClaimable + " RETURNING claimed_until",
       {now, kCopyClaimMs, id, kCopyMaxAttempts, now, now});
   if (claimed.empty()) return std::nullopt;
-  return claimed[0].int_at(0);
+  return claimed[0].int_at("claimed_until");
 }
 
 // Writes an outcome while the claim is still ours; clears the claim.
@@ -168,21 +168,21 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
       {id, claim});
   if (rows.empty()) return CopyOutcome::busy;  // the claim was lost (taken over after 15 min)
   const auto& row = rows[0];
-  const std::int64_t connection_id = row.int_at(2);
-  const Store* store = row.is_null(8) ? nullptr : find_store(row.text(8));
-  const bool usable = store != nullptr && row.int_at(9) != 0 && row.text(10) == "store";
+  const std::int64_t connection_id = row.int_at("connection_id");
+  const Store* store = row.is_null("plugin") ? nullptr : find_store(row.text("plugin"));
+  const bool usable = store != nullptr && row.int_at("enabled") != 0 && row.text("kind") == "store";
   // The policy first: a refusal is no attempt.
   if (usable) {
-    auto config = nlohmann::json::parse(row.text(11), nullptr, false);
+    auto config = nlohmann::json::parse(row.text("config"), nullptr, false);
     if (!config.is_object()) config = nlohmann::json::object();
     if (std::string why = store->refusal(config, config_); !why.empty()) {
-      if (!finish(id, claim, row.text(13), why, kCopyFirstRetryMs)) return CopyOutcome::busy;
+      if (!finish(id, claim, row.text("status"), why, kCopyFirstRetryMs)) return CopyOutcome::busy;
       log::info("copies", "copy refused by policy", {{"copy", id}, {"reason", why}});
       return CopyOutcome::refused;
     }
   }
 
-  const int attempts = static_cast<int>(row.int_at(3)) + 1;
+  const int attempts = static_cast<int>(row.int_at("attempts")) + 1;
   db_.query(
       "UPDATE document_copies SET attempts = ?, last_attempt_at = COALESCE(?, now_ms())"
       " WHERE id = ? AND claimed_until = ?",
@@ -280,7 +280,7 @@ std::optional<CopyOutcome> Copies::send_now(std::int64_t owner, std::int64_t cop
       " RETURNING claimed_until",
       {now, kCopyClaimMs, now, copy_id, owner, now});
   if (claimed.empty()) return CopyOutcome::busy;
-  return attempt(copy_id, claimed[0].int_at(0));
+  return attempt(copy_id, claimed[0].int_at("claimed_until"));
 }
 
 bool Copies::is_copy_of(std::int64_t owner, std::int64_t copy_id, std::int64_t document_id) const {

@@ -25,25 +25,25 @@ constexpr const char* kColumns =
 
 Document from_row(const store::Row& r) {
   Document d;
-  d.id = r.int_at(0);
-  d.owner_id = r.opt_int(1).value_or(0);
-  d.title = r.text(2);
-  d.kind = r.text(3);
-  d.filename = r.text(4);
-  d.content_type = r.text(5);
-  d.language = r.text(6);
-  d.notes = r.text(7);
-  d.file = r.text(8);
-  d.size = r.opt_int(9).value_or(0);
-  d.sha256 = r.opt_text(10).value_or("");
-  d.verified_at = r.int_at(11);
-  d.damage = r.text(12);
-  d.version = static_cast<int>(r.int_at(13));
-  d.replaces = r.opt_int(14);
-  d.subject_kind = r.text(15);
-  d.subject_id = r.opt_int(16);
-  d.created_at = r.int_at(17);
-  d.updated_at = r.int_at(18);
+  d.id = r.int_at("id");
+  d.owner_id = r.opt_int("owner_id").value_or(0);
+  d.title = r.text("title");
+  d.kind = r.text("kind");
+  d.filename = r.text("filename");
+  d.content_type = r.text("content_type");
+  d.language = r.text("language");
+  d.notes = r.text("notes");
+  d.file = r.text("file");
+  d.size = r.opt_int("size").value_or(0);
+  d.sha256 = r.opt_text("sha256").value_or("");
+  d.verified_at = r.int_at("verified_at");
+  d.damage = r.text("damage");
+  d.version = static_cast<int>(r.int_at("version"));
+  d.replaces = r.opt_int("replaces");
+  d.subject_kind = r.text("subject_kind");
+  d.subject_id = r.opt_int("subject_id");
+  d.created_at = r.int_at("created_at");
+  d.updated_at = r.int_at("updated_at");
   return d;
 }
 
@@ -80,19 +80,20 @@ store::Rows uploads_after(store::Db& db, std::int64_t after, std::int64_t limit)
 }
 
 std::int64_t count_uploads_with_files(store::Db& db) {
-  return db.query("SELECT COUNT(*) FROM uploads WHERE file <> ''")[0].int_at(0);
+  return db.query("SELECT COUNT(*) AS n FROM uploads WHERE file <> ''")[0].int_at("n");
 }
 
 Damage check_upload(store::Db& db, const std::string& media_dir, const store::Row& row,
                     const store::Value& now) {
   FileFacts facts;
-  auto damage = check_file(media_dir + "/" + row.text(1), row.opt_int(2), row.opt_text(3), &facts);
+  auto damage = check_file(media_dir + "/" + row.text("file"), row.opt_int("size"),
+                           row.opt_text("sha256"), &facts);
   std::optional<std::int64_t> fill_size;
-  if (damage == Damage::none && row.is_null(2)) fill_size = facts.size;
+  if (damage == Damage::none && row.is_null("size")) fill_size = facts.size;
   db.query(
       "UPDATE uploads SET damage = ?, verified_at = COALESCE(?, now_ms()),"
       " size = COALESCE(size, ?) WHERE id = ?",
-      {damage_name(damage), now, fill_size, row.int_at(0)});
+      {damage_name(damage), now, fill_size, row.int_at("id")});
   return damage;
 }
 
@@ -367,9 +368,9 @@ bool Documents::remove(std::int64_t owner, std::int64_t id) {
     if (rows.empty()) return std::nullopt;
     // The next version now replaces the one before this one.
     conn.query("UPDATE uploads SET replaces = ? WHERE replaces = ? AND owner_id = ?",
-               {rows[0].opt_int(1), id, owner});
+               {rows[0].opt_int("replaces"), id, owner});
     conn.query("DELETE FROM uploads WHERE id = ? AND owner_id = ?", {id, owner});
-    return rows[0].text(0);
+    return rows[0].text("file");
   });
   if (!gone) return false;
   // After the commit: a file that cannot be removed now is left to the sweep.
@@ -400,15 +401,15 @@ std::variant<std::int64_t, domain::FieldErrors, domain::NotFound> Documents::rec
       e.add("upload", "documents_error_choose");
       return e;
     }
-    std::string summary =
-        "Sent: " + doc[0].text(0) + " (version " + std::to_string(doc[0].int_at(1)) + ")";
+    std::string summary = "Sent: " + doc[0].text("title") + " (version " +
+                          std::to_string(doc[0].int_at("version")) + ")";
     if (summary.size() > 250) summary = summary.substr(0, 247) + "...";
     domain::add_event(conn, application_id, now, "document_sent", summary, note);
     auto ev = conn.query(
-        "SELECT MAX(id) FROM application_events WHERE application_id = ? AND kind = "
+        "SELECT MAX(id) AS event_id FROM application_events WHERE application_id = ? AND kind = "
         "'document_sent'",
         {application_id});
-    std::int64_t event_id = ev[0].int_at(0);
+    std::int64_t event_id = ev[0].int_at("event_id");
     conn.query("UPDATE application_events SET upload_id = ? WHERE id = ?", {upload_id, event_id});
     return event_id;
   });

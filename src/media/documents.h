@@ -41,7 +41,7 @@
 
 namespace peto::media {
 
-// The columns check_upload reads, in its order.
+// The columns check_upload reads by name.
 inline constexpr const char* kCheckColumns = "id, file, size, sha256";
 // Checks one upload (a row of kCheckColumns) against its file and records
 // verified_at (`now`, or the database's clock when null) and damage; fills a

@@ -45,10 +45,10 @@ namespace {
 
 using format::Column;
 
-json cell(const store::Row& row, std::size_t i, bool number) {
-  if (row.is_null(i)) return nullptr;
-  if (number) return row.int_at(i);
-  return row.text(i);
+json cell(const store::Row& row, const std::string& name, bool number) {
+  if (row.is_null(name)) return nullptr;
+  if (number) return row.int_at(name);
+  return row.text(name);
 }
 
 // Every row of `sql` as objects with `columns` for keys.
@@ -58,7 +58,7 @@ json rows_as_objects(store::Conn& conn, const std::string& sql, const std::vecto
   for (const auto& row : conn.query(sql, {owner})) {
     json o = json::object();
     for (std::size_t i = 0; i < columns.size(); ++i)
-      o[columns[i].name] = cell(row, i, columns[i].number);
+      o[columns[i].name] = cell(row, columns[i].name, columns[i].number);
     out.push_back(std::move(o));
   }
   return out;
@@ -105,11 +105,11 @@ json read_everything(store::Conn& conn, std::int64_t owner, const Clock& clock, 
       " WHERE id = ?",
       {owner});
   if (!user.empty()) {
-    doc["account"] = {{"email", user[0].text(0)}};
-    doc["profile"] = {{"language", user[0].text(1)},
-                      {"time_zone", user[0].text(2)},
-                      {"quiet_after_days", user[0].int_at(3)},
-                      {"closing_notice_days", user[0].int_at(4)}};
+    doc["account"] = {{"email", user[0].text("email")}};
+    doc["profile"] = {{"language", user[0].text("language")},
+                      {"time_zone", user[0].text("time_zone")},
+                      {"quiet_after_days", user[0].int_at("quiet_after_days")},
+                      {"closing_notice_days", user[0].int_at("closing_notice_days")}};
   }
   auto report = [&](const json& section) {
     p.records_done += static_cast<std::int64_t>(section.size());
@@ -181,8 +181,9 @@ std::int64_t count_records(store::Conn& conn, std::int64_t owner) {
   sql +=
       " + (SELECT COUNT(*) FROM listing_events e JOIN listings l ON l.id = e.listing_id"
       " WHERE l.owner_id = ?)";
+  sql += " AS total";
   for (int i = 0; i < 4; ++i) params.emplace_back(owner);
-  return conn.query(sql, params)[0].int_at(0);
+  return conn.query(sql, params)[0].int_at("total");
 }
 
 struct ZipProgress {
@@ -347,20 +348,20 @@ std::int64_t record_archive(store::Db& db, std::int64_t owner, std::optional<std
           "INSERT INTO export_archives (owner_id, task_id, file, filename, size, created_at,"
           " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
           {owner, store::Value(task_id), file, filename, size, now, now + kExportKeepMs})[0]
-      .int_at(0);
+      .int_at("id");
 }
 
 namespace {
 
 ExportArchive archive_from(const store::Row& r) {
   ExportArchive a;
-  a.id = r.int_at(0);
-  a.task_id = r.opt_int(1);
-  a.file = r.text(2);
-  a.filename = r.text(3);
-  a.size = r.int_at(4);
-  a.created_at = r.int_at(5);
-  a.expires_at = r.int_at(6);
+  a.id = r.int_at("id");
+  a.task_id = r.opt_int("task_id");
+  a.file = r.text("file");
+  a.filename = r.text("filename");
+  a.size = r.int_at("size");
+  a.created_at = r.int_at("created_at");
+  a.expires_at = r.int_at("expires_at");
   return a;
 }
 
@@ -467,9 +468,9 @@ std::optional<ExportState> export_state(store::Db& db, const Clock& clock, std::
       {owner, kExportTask});
   if (rows.empty()) return std::nullopt;
   ExportState s;
-  s.task_id = rows[0].int_at(0);
-  s.state = rows[0].text(1);
-  s.error = rows[0].text(2);
+  s.task_id = rows[0].int_at("id");
+  s.state = rows[0].text("state");
+  s.error = rows[0].text("error");
   if (auto saved = store::Cache(db, clock).get(progress_key(s.task_id))) {
     json p = json::parse(*saved, nullptr, false);
     if (p.is_object()) {

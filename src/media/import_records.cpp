@@ -122,7 +122,7 @@ void Importer::import_kind(const domain::Kind& k, const json& list) {
                                          (company ? "name_key" : "slug") + " = ?",
                                      {owner_, key});
       if (!found.empty()) {
-        m[archive_id] = found[0].int_at(0);
+        m[archive_id] = found[0].int_at("id");
         ++(company ? facts_.companies_matched : facts_.tags_matched);
         continue;
       }
@@ -228,7 +228,7 @@ void Importer::import_documents(const json& list) {
          content_type, text_or(at, o, "language", 12), text_or(at, o, "notes", 20000), version,
          store::Value(replaces), subject_kind, store::Value(subject_id),
          req_int(at, o, "created_at"), req_int(at, o, "updated_at")});
-    std::int64_t id = row[0].int_at(0);
+    std::int64_t id = row[0].int_at("id");
     m[archive_id] = id;
     ++facts_.records;
     if (!stored.empty()) {
@@ -321,7 +321,7 @@ void Importer::import_captures(const json& list) {
          data.is_object() ? data.dump() : std::string("{}"), text_value(error),
          store::Value(listing), store::Value(application), req_int(at, o, "created_at"),
          req_int(at, o, "updated_at")});
-    m[archive_id] = row[0].int_at(0);
+    m[archive_id] = row[0].int_at("id");
     ++facts_.records;
   }
 }
@@ -394,8 +394,9 @@ bool account_has_records(store::Conn& conn, std::int64_t owner) {
   }
   sql += " UNION ALL SELECT 1 FROM captures WHERE owner_id = ?";
   params.emplace_back(owner);
-  return conn.query("SELECT CASE WHEN EXISTS (" + sql + ") THEN 1 ELSE 0 END", params)[0].int_at(
-             0) != 0;
+  return conn.query("SELECT CASE WHEN EXISTS (" + sql + ") THEN 1 ELSE 0 END AS has_records",
+                    params)[0]
+             .int_at("has_records") != 0;
 }
 
 ImportFacts import_records(store::Db& db, store::Conn& conn, const Clock& clock, std::int64_t owner,

@@ -12,7 +12,7 @@ std::set<std::string> named_files(store::Db& db, const std::vector<FileColumn>& 
     // Table and column names come from code, never from input.
     for (const auto& row :
          db.query("SELECT " + c.column + " FROM " + c.table + " WHERE " + c.column + " <> ''"))
-      named.insert(row.text(0));
+      named.insert(row.text(c.column));
   }
   return named;
 }

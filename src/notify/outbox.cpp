@@ -56,7 +56,8 @@ std::map<std::int64_t, Recipient> Outbox::recipients(store::Conn& conn,
                   " AND id IN " +
                       store::placeholders(ids.size()),
                   ids))
-    out[r.int_at(0)] = Recipient{r.int_at(0), r.text(1), r.text(2), r.text(3), true};
+    out[r.int_at("id")] =
+        Recipient{r.int_at("id"), r.text("email"), r.text("language"), r.text("time_zone"), true};
   return out;
 }
 
@@ -69,9 +70,9 @@ std::map<std::int64_t, std::vector<Target>> Outbox::targets(
                                   " WHERE kind = 'notifier' AND enabled = 1 AND owner_id IN " +
                                       store::placeholders(ids.size()) + " ORDER BY id",
                                   ids)) {
-    json config = json::parse(r.text(3), nullptr, false);
-    out[r.int_at(0)].push_back(
-        Target{r.int_at(1), r.text(2), config.is_object() ? config : json::object()});
+    json config = json::parse(r.text("config"), nullptr, false);
+    out[r.int_at("owner_id")].push_back(
+        Target{r.int_at("id"), r.text("plugin"), config.is_object() ? config : json::object()});
   }
   return out;
 }
@@ -171,21 +172,22 @@ void deliver_one(store::Db& db, const plugin::ConnectionState& connections,
       {claim.id});
   if (rows.empty()) return;
   const auto& row = rows[0];
-  int attempts = static_cast<int>(row.int_at(3)) + 1;
-  std::optional<std::int64_t> connection_id = row.opt_int(1);
+  int attempts = static_cast<int>(row.int_at("attempts")) + 1;
+  std::optional<std::int64_t> connection_id = row.opt_int("connection_id");
   plugin::Outcome outcome;
   if (!connection_id) {
     outcome = {plugin::Outcome::Kind::final, "The connection is gone or switched off.",
                std::nullopt, false};
-  } else if (const Notifier* notifier = find_notifier(row.text(4)); notifier == nullptr) {
+  } else if (const Notifier* notifier = find_notifier(row.text("plugin")); notifier == nullptr) {
     outcome = {plugin::Outcome::Kind::final, "error_notifier_unknown", std::nullopt, false};
   } else if (auto full = connections.full_config(*conn, *connection_id); !full) {
     outcome = {plugin::Outcome::Kind::final, "error_secrets_unreadable", std::nullopt, false};
-  } else if (auto n = from_payload(row.text(2)); !n) {
+  } else if (auto n = from_payload(row.text("body")); !n) {
     outcome = {plugin::Outcome::Kind::final, "The stored notice could not be read.", std::nullopt,
                false};
   } else {
-    Recipient to{row.int_at(0), row.text(5), row.text(6), row.text(7), true};
+    Recipient to{row.int_at("owner_id"), row.text("email"), row.text("language"),
+                 row.text("time_zone"), true};
     SendContext ctx{http, config, clock, std::to_string(claim.id)};
     // Events announced outside the scheduler keep their links as paths.
     if (n->url.rfind('/', 0) == 0) n->url = absolute_url(config.public_url, n->url);
@@ -250,12 +252,13 @@ engine::StepResult Outbox::deliver_due(store::Db& db, const net::HttpClient& htt
       engine::StepResult mine = delivery_result();
       for (std::size_t i; (i = next++) < due.size() && !budget.spent();) {
         const auto& row = due[i];
-        Claimed claim{row.int_at(0), clock_.now_ms() + kSendingLeaseMs};
-        if (claim.lease == row.int_at(1)) ++claim.lease;  // the claim must change the value
+        Claimed claim{row.int_at("id"), clock_.now_ms() + kSendingLeaseMs};
+        if (claim.lease == row.int_at("next_attempt_at"))
+          ++claim.lease;  // the claim must change the value
         try {
           if (db.query("UPDATE deliveries SET next_attempt_at = ? WHERE id = ?"
                        " AND next_attempt_at = ? AND status IN ('pending', 'failed')",
-                       {claim.lease, claim.id, row.int_at(1)})
+                       {claim.lease, claim.id, row.int_at("next_attempt_at")})
                   .affected == 0)
             continue;
           deliver_one(db, connections, http, config_, clock_, claim, mine);
@@ -292,9 +295,9 @@ std::int64_t Outbox::forget_old(store::Conn& conn) const {
 
 std::int64_t Outbox::unread(store::Conn& conn, std::int64_t owner) {
   return conn
-      .query("SELECT COUNT(*) FROM inbox_notices WHERE owner_id = ? AND shown_at IS NULL",
+      .query("SELECT COUNT(*) AS n FROM inbox_notices WHERE owner_id = ? AND shown_at IS NULL",
              {owner})[0]
-      .int_at(0);
+      .int_at("n");
 }
 
 std::vector<InboxNotice> Outbox::take_inbox(store::Conn& conn, std::int64_t owner,
@@ -305,9 +308,9 @@ std::vector<InboxNotice> Outbox::take_inbox(store::Conn& conn, std::int64_t owne
                                   " FROM inbox_notices WHERE owner_id = ?"
                                   " ORDER BY created_at DESC, id DESC LIMIT ?",
                                   {owner, limit})) {
-    out.push_back(
-        {r.int_at(0), r.text(1), r.text(2), r.text(3), r.text(4), r.int_at(5), !r.is_null(6)});
-    if (r.is_null(6)) unread.emplace_back(r.int_at(0));
+    out.push_back({r.int_at("id"), r.text("event"), r.text("title"), r.text("body"), r.text("url"),
+                   r.int_at("created_at"), !r.is_null("shown_at")});
+    if (r.is_null("shown_at")) unread.emplace_back(r.int_at("id"));
   }
   if (!unread.empty()) {
     store::Params p{clock_.now_ms(), owner};

@@ -21,9 +21,9 @@ ConnectionState::ConnectionState(const Clock& clock, const Config& config)
 std::optional<json> ConnectionState::full_config(store::Conn& conn, std::int64_t id) const {
   auto rows = conn.query("SELECT config, secrets_encrypted FROM connections WHERE id = ?", {id});
   if (rows.empty()) return std::nullopt;
-  json config = json::parse(rows[0].text(0), nullptr, false);
+  json config = json::parse(rows[0].text("config"), nullptr, false);
   if (!config.is_object()) config = json::object();
-  auto secrets = open_secrets(box_, rows[0].text(1));
+  auto secrets = open_secrets(box_, rows[0].text("secrets_encrypted"));
   if (!secrets) return std::nullopt;
   config.update(*secrets);  // secrets win
   return config;

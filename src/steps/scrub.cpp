@@ -18,7 +18,7 @@ engine::StepResult Scrub::run(engine::PassContext& ctx) {
   auto rows = media::uploads_due_for_check(ctx.db, now, age_ms, kSlice);
   engine::StepResult result{kChecked, kDamaged};
   for (const auto& row : rows) {
-    std::int64_t id = row.int_at(0);
+    std::int64_t id = row.int_at("id");
     try {
       auto damage = media::check_upload(ctx.db, ctx.config.media_dir(), row, now);
       result.add(kChecked);

@@ -32,7 +32,7 @@ std::optional<std::string> Cache::get(const std::string& key) {
       " AND (expires_at IS NULL OR expires_at > COALESCE(?, now_ms()))",
       {key, now_param(clock_)});
   if (r.empty()) return std::nullopt;
-  return r[0].text(0);
+  return r[0].text("value");
 }
 
 void Cache::set(const std::string& key, const std::string& value, Ttl ttl) {
@@ -64,7 +64,7 @@ std::int64_t Cache::incr(const std::string& key, std::int64_t delta, Ttl ttl) {
       "   ELSE cache.expires_at END"
       " RETURNING value",
       {key, std::to_string(delta), now, ttl_param(ttl), now, now});
-  return r[0].int_at(0);
+  return r[0].int_at("value");
 }
 
 std::int64_t Cache::purge_expired() {

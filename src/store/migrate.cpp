@@ -14,7 +14,7 @@ constexpr long long kMigrateLockId = 0x7065746f;  // "peto"
 std::set<int> applied_versions(Conn& conn) {
   std::set<int> out;
   for (const auto& row : conn.query("SELECT version FROM schema_migrations"))
-    out.insert(static_cast<int>(row.int_at(0)));
+    out.insert(static_cast<int>(row.int_at("version")));
   return out;
 }
 }  // namespace
@@ -37,12 +37,12 @@ void Migrator::ensure_table(Conn& conn) {
   // connections define it in code, PostgreSQL keeps it in the schema. Under
   // the lock, since concurrent CREATEs of one object collide on PostgreSQL.
   with_write(conn, [&](Conn& c) {
-    c.query("SELECT pg_advisory_xact_lock(?)", {kMigrateLockId});
+    c.query("SELECT pg_advisory_xact_lock(?) AS locked", {kMigrateLockId});
     c.run_script(table);
     auto has = c.query(
-        "SELECT COUNT(*) FROM pg_proc WHERE proname = 'now_ms'"
+        "SELECT COUNT(*) AS n FROM pg_proc WHERE proname = 'now_ms'"
         " AND pronamespace = current_schema()::regnamespace");
-    if (has[0].int_at(0) == 0)
+    if (has[0].int_at("n") == 0)
       c.run_script(
           "CREATE FUNCTION now_ms() RETURNS bigint LANGUAGE sql STABLE AS"
           " $$ SELECT (extract(epoch FROM now()) * 1000)::bigint $$");
@@ -85,7 +85,7 @@ Result<int> Migrator::apply() {
       auto conn = db_.acquire();
       bool done = with_write(*conn, [&](Conn& c) {
         if (c.dialect() == Dialect::postgres)
-          c.query("SELECT pg_advisory_xact_lock(?)", {kMigrateLockId});
+          c.query("SELECT pg_advisory_xact_lock(?) AS locked", {kMigrateLockId});
         if (applied_versions(c).count(m.version)) return false;  // another process did it
         const std::string& sql =
             (c.dialect() == Dialect::postgres && !m.postgres_sql.empty()) ? m.postgres_sql : m.sql;

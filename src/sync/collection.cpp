@@ -105,7 +105,7 @@ class Run {
   bool read_remote() {
     auto saved =
         ctx_.db.query("SELECT sync_token FROM connections WHERE id = ?", {ctx_.connection_id});
-    std::string token = saved.empty() ? "" : saved[0].text(0);
+    std::string token = saved.empty() ? "" : saved[0].text("sync_token");
     if (!token.empty()) {
       if (auto changes = dav_.changes_since(token)) {
         if (auto* f = std::get_if<DavFailure>(&*changes)) {
@@ -115,7 +115,7 @@ class Run {
         auto& delta = std::get<DavListing>(*changes);
         for (const auto& r : ctx_.db.query(
                  "SELECT href, etag FROM sync_links WHERE connection_id = ?", {ctx_.connection_id}))
-          remote_[href_key(r.text(0))] = {r.text(0), r.text(1)};
+          remote_[href_key(r.text("href"))] = {r.text("href"), r.text("etag")};
         for (const auto& m : delta.members) remote_[href_key(m.href)] = m;
         for (const auto& gone : delta.removed) remote_.erase(href_key(gone));
         token_ = delta.sync_token;
@@ -138,14 +138,14 @@ class Run {
              " FROM sync_links WHERE connection_id = ? ORDER BY id",
              {ctx_.connection_id})) {
       Link l;
-      l.id = r.int_at(0);
-      l.record_kind = r.text(1);
-      l.record_id = r.opt_int(2);
-      l.record_created_at = r.opt_int(3);
-      l.uid = r.text(4);
-      l.href = r.text(5);
-      l.etag = r.text(6);
-      l.local_hash = r.text(7);
+      l.id = r.int_at("id");
+      l.record_kind = r.text("record_kind");
+      l.record_id = r.opt_int("record_id");
+      l.record_created_at = r.opt_int("record_created_at");
+      l.uid = r.text("uid");
+      l.href = r.text("href");
+      l.etag = r.text("etag");
+      l.local_hash = r.text("local_hash");
       links_.push_back(std::move(l));
     }
   }
@@ -376,10 +376,11 @@ class Run {
       // other is left alone rather than made into a second record.
       if (side != nullptr && refused_uids_.count(uid)) {
         problem = "has the UID of a record the server refused under it";
-      } else if (side != nullptr && !conn.query("SELECT 1 FROM sync_links WHERE connection_id = ?"
-                                                " AND uid = ?",
-                                                {ctx_.connection_id, uid})
-                                         .empty()) {
+      } else if (side != nullptr &&
+                 !conn.query("SELECT 1 AS found FROM sync_links WHERE connection_id = ?"
+                             " AND uid = ?",
+                             {ctx_.connection_id, uid})
+                      .empty()) {
         problem = "has the same UID as another entry";
       } else if (side != nullptr && side->create) {
         Applied applied = side->create(conn, body.body);

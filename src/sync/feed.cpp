@@ -22,13 +22,13 @@ bool token_shaped(const std::string& token) {
          });
 }
 
-json nullable_text(const store::Row& row, std::size_t i) {
-  auto v = row.opt_text(i);
+json nullable_text(const store::Row& row, std::string_view column) {
+  auto v = row.opt_text(column);
   return v ? json(*v) : json(nullptr);
 }
 
-json nullable_int(const store::Row& row, std::size_t i) {
-  auto v = row.opt_int(i);
+json nullable_int(const store::Row& row, std::string_view column) {
+  auto v = row.opt_int(column);
   return v ? json(*v) : json(nullptr);
 }
 
@@ -48,7 +48,8 @@ std::string CalendarFeeds::create(std::int64_t owner) {
 
 bool CalendarFeeds::revoke(std::int64_t owner) {
   return db_.write([&](store::Conn& conn) {
-    bool had = !conn.query("SELECT 1 FROM calendar_feeds WHERE owner_id = ?", {owner}).empty();
+    bool had =
+        !conn.query("SELECT 1 AS found FROM calendar_feeds WHERE owner_id = ?", {owner}).empty();
     conn.query("DELETE FROM calendar_feeds WHERE owner_id = ?", {owner});
     return had;
   });
@@ -59,7 +60,7 @@ bool CalendarFeeds::exists(std::int64_t owner) { return created_at(owner).has_va
 std::optional<Millis> CalendarFeeds::created_at(std::int64_t owner) {
   auto rows = db_.query("SELECT created_at FROM calendar_feeds WHERE owner_id = ?", {owner});
   if (rows.empty()) return std::nullopt;
-  return rows[0].int_at(0);
+  return rows[0].int_at("created_at");
 }
 
 std::optional<std::int64_t> CalendarFeeds::owner_of(const std::string& token) {
@@ -69,29 +70,29 @@ std::optional<std::int64_t> CalendarFeeds::owner_of(const std::string& token) {
       " WHERE f.token_hash = ? AND u.active = 1",
       {sha256_hex(token)});
   if (rows.empty()) return std::nullopt;
-  return rows[0].int_at(0);
+  return rows[0].int_at("owner_id");
 }
 
 std::string CalendarFeeds::render(std::int64_t owner) {
   auto lang = db_.query("SELECT language FROM users WHERE id = ?", {owner});
-  std::string language = lang.empty() ? "" : lang[0].text(0);
+  std::string language = lang.empty() ? "" : lang[0].text("language");
   std::vector<formats::CalItem> items;
   auto interviews = db_.query(
       "SELECT i.id, i.uid, i.created_at, i.starts_at, i.ends_at, i.place, i.notes, i.outcome,"
       " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
-      "  WHERE a.id = i.application_id)"
+      "  WHERE a.id = i.application_id) AS application_role"
       " FROM interviews i WHERE i.owner_id = ? ORDER BY i.starts_at, i.id",
       {owner});
   for (const store::Row& row : interviews) {
-    json record = {{"id", row.int_at(0)},
-                   {"uid", row.text(1)},
-                   {"created_at", row.int_at(2)},
-                   {"starts_at", row.int_at(3)},
-                   {"ends_at", nullable_int(row, 4)},
-                   {"place", nullable_text(row, 5)},
-                   {"notes", nullable_text(row, 6)},
-                   {"outcome", nullable_text(row, 7)},
-                   {"application_role", nullable_text(row, 8)}};
+    json record = {{"id", row.int_at("id")},
+                   {"uid", row.text("uid")},
+                   {"created_at", row.int_at("created_at")},
+                   {"starts_at", row.int_at("starts_at")},
+                   {"ends_at", nullable_int(row, "ends_at")},
+                   {"place", nullable_text(row, "place")},
+                   {"notes", nullable_text(row, "notes")},
+                   {"outcome", nullable_text(row, "outcome")},
+                   {"application_role", nullable_text(row, "application_role")}};
     items.push_back(domain::interview_item(record, domain::record_uid("interviews", record),
                                            domain::interview_title(language, record)));
   }
@@ -100,10 +101,10 @@ std::string CalendarFeeds::render(std::int64_t owner) {
       " WHERE owner_id = ? AND done_at IS NULL ORDER BY due_at, id",
       {owner});
   for (const store::Row& row : reminders) {
-    json record = {{"id", row.int_at(0)},
-                   {"created_at", row.int_at(1)},
-                   {"title", row.text(2)},
-                   {"due_at", row.int_at(3)},
+    json record = {{"id", row.int_at("id")},
+                   {"created_at", row.int_at("created_at")},
+                   {"title", row.text("title")},
+                   {"due_at", row.int_at("due_at")},
                    {"done_at", nullptr}};
     // Calendar apps that only subscribe show events, not to-dos.
     formats::CalItem item = domain::reminder_item(record, domain::record_uid("reminders", record));

@@ -101,11 +101,11 @@ std::vector<Syncs::Due> Syncs::due(int limit) {
                                  " ORDER BY c.synced_at IS NOT NULL, c.synced_at, c.id",
                                  {now - 15 * 60'000})) {
     Due d;
-    d.id = r.int_at(0);
-    d.owner_id = r.int_at(1);
-    d.synced_at = r.opt_int(2);
+    d.id = r.int_at("id");
+    d.owner_id = r.int_at("owner_id");
+    d.synced_at = r.opt_int("synced_at");
     if (d.synced_at) {
-      json config = json::parse(r.text(3), nullptr, false);
+      json config = json::parse(r.text("config"), nullptr, false);
       if (*d.synced_at > now - Millis{interval_minutes(config)} * 60'000) continue;
     }
     out.push_back(d);
@@ -140,8 +140,9 @@ Syncs::Turn Syncs::run_turn(const Due& due) {
 
 std::optional<SyncReport> Syncs::run_now(std::int64_t owner, std::int64_t id,
                                          std::chrono::milliseconds work_limit) {
-  if (db_.query("SELECT 1 FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
-                {id, owner})
+  if (db_.query(
+             "SELECT 1 AS found FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
+             {id, owner})
           .empty())
     return std::nullopt;
   auto lease = engine::KeyLease::take(cache_, "sync:" + std::to_string(id), kLeaseTtl);
@@ -158,7 +159,7 @@ std::optional<SyncReport> Syncs::last_report(std::int64_t owner, std::int64_t id
       "SELECT last_report FROM connections WHERE id = ? AND owner_id = ? AND kind = 'sync'",
       {id, owner});
   if (rows.empty()) return std::nullopt;
-  return SyncReport::from_json(json::parse(rows[0].text(0), nullptr, false));
+  return SyncReport::from_json(json::parse(rows[0].text("last_report"), nullptr, false));
 }
 
 SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started,
@@ -170,14 +171,14 @@ SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started
       " JOIN users u ON u.id = c.owner_id WHERE c.id = ? AND c.owner_id = ?",
       {id, owner});
   if (rows.empty()) return report;  // deleted meanwhile
-  const Syncer* syncer = find_syncer(rows[0].text(0));
+  const Syncer* syncer = find_syncer(rows[0].text("plugin"));
   std::optional<json> settings;
   {
     auto conn = db_.acquire();
     settings = connections.full_config(*conn, id);
   }
   if (syncer == nullptr) {
-    report.error = "The sync plugin \"" + rows[0].text(0) + "\" is not installed.";
+    report.error = "The sync plugin \"" + rows[0].text("plugin") + "\" is not installed.";
   } else if (!settings) {
     report.error = "The connection's secrets cannot be read (was PETO_SECRET_KEY changed?).";
   } else {
@@ -187,8 +188,8 @@ SyncReport Syncs::run_locked(std::int64_t id, std::int64_t owner, Millis started
                     http_,
                     id,
                     owner,
-                    rows[0].text(1),
-                    rows[0].text(2),
+                    rows[0].text("time_zone"),
+                    rows[0].text("language"),
                     clock_.mono() + work_limit,
                     *settings};
     if (ctx.time_zone.empty()) ctx.time_zone = "UTC";
