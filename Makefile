@@ -47,8 +47,8 @@ soak: build
 # UndefinedBehaviorSanitizer (the browser and the simulation run in `make test`).
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPETO_SANITIZE=ON -DPETO_BENCH=OFF
-	cmake --build $(ASAN_BUILD) -j$(JOBS) --target test_unit test_store test_engine test_web test_api peto
-	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -L 'unit|store|engine|web|api'
+	cmake --build $(ASAN_BUILD) -j$(JOBS) --target tests peto
+	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -LE 'sim|browser'
 
 bench: build
 	scripts/with-postgres bench/run

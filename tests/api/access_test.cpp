@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "tests/api/api_fixture.h"
+#include "tests/support/api_fixture.h"
 
 namespace peto::testing {
 namespace {

@@ -3,7 +3,7 @@
 // is a 4xx problem document, and nothing is written.
 #include <gtest/gtest.h>
 
-#include "tests/api/api_fixture.h"
+#include "tests/support/api_fixture.h"
 
 namespace peto::testing {
 namespace {

@@ -9,7 +9,7 @@
 #include "connections/connections.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
-#include "tests/api/api_fixture.h"
+#include "tests/support/api_fixture.h"
 
 namespace peto::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "tests/api/api_fixture.h"
+#include "tests/support/api_fixture.h"
 
 namespace peto::testing {
 namespace {

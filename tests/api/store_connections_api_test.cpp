@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/api/api_fixture.h"
+#include "tests/support/api_fixture.h"
 
 namespace peto::testing {
 namespace {

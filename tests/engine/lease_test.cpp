@@ -3,7 +3,7 @@
 
 #include "engine/claim.h"
 #include "engine/gate.h"
-#include "tests/engine/engine_fixture.h"
+#include "tests/support/engine_fixture.h"
 
 namespace peto {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "engine/claim.h"
-#include "tests/engine/engine_fixture.h"
+#include "tests/support/engine_fixture.h"
 
 namespace peto {
 namespace {

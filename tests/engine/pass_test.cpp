@@ -6,7 +6,7 @@
 #include "core/log.h"
 #include "engine/claim.h"
 #include "engine/gate.h"
-#include "tests/engine/engine_fixture.h"
+#include "tests/support/engine_fixture.h"
 
 namespace peto {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "tests/engine/engine_fixture.h"
+#include "tests/support/engine_fixture.h"
 
 namespace peto {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/log.h"
-#include "tests/engine/engine_fixture.h"
+#include "tests/support/engine_fixture.h"
 #include "tests/support/eventually.h"
 
 namespace peto {

@@ -31,10 +31,10 @@
 #include "formats/ical.h"
 #include "media/copies.h"
 #include "notify/notification.h"
-#include "tests/engine/dav_server.h"
-#include "tests/engine/store_servers.h"
+#include "tests/support/dav_server.h"
+#include "tests/support/store_servers.h"
 #include "tests/sim/sim.h"
-#include "tests/web/web_server.h"
+#include "tests/support/web_server.h"
 
 namespace peto::sim {
 

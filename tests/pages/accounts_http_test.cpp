@@ -1,0 +1,390 @@
+// The account pages over real HTTP: sign-in, sessions, CSRF, the sign-in rate
+// limit, profile, password, invites, the admin page and security headers.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <regex>
+
+#include "domain/accounts.h"
+#include "tests/support/http_client.h"
+#include "tests/support/signed_in_client.h"
+#include "tests/support/site_fixture.h"
+
+namespace peto::web {
+namespace {
+
+using namespace std::chrono_literals;
+using peto::testing::ClientResponse;
+using peto::testing::form_body;
+using peto::testing::FormFields;
+using peto::testing::http_request;
+using peto::testing::session_cookie_of;
+using peto::testing::SignedInClient;
+
+const std::string kPassword = SignedInClient::kPassword;
+
+class AccountsHttpTest : public peto::testing::SiteTest {
+ protected:
+  AccountsHttpTest() : SiteTest("1.2.3") {}
+
+  domain::Accounts& accounts() { return site_->accounts(); }
+
+  domain::Account make(const std::string& email, bool admin = false) {
+    auto made = accounts().create(email, kPassword, admin);
+    return std::get<domain::Account>(made);
+  }
+
+  ClientResponse post(const std::string& path, const FormFields& fields,
+                      const std::string& cookie = "") {
+    std::vector<std::pair<std::string, std::string>> h = {
+        {"Content-Type", "application/x-www-form-urlencoded"}};
+    if (!cookie.empty()) h.emplace_back("Cookie", "peto_session=" + cookie);
+    return http_request(port(), "POST", path, form_body(fields), h);
+  }
+
+  ClientResponse get(const std::string& path, const std::string& cookie = "") {
+    if (cookie.empty()) return http_request(port(), "GET", path);
+    return http_request(port(), "GET", path, "", {{"Cookie", "peto_session=" + cookie}});
+  }
+
+  ClientResponse sign_in(const std::string& email, const std::string& password,
+                         const std::string& next = "", const std::string& cookie = "") {
+    FormFields f = {{"email", email}, {"password", password}};
+    if (!next.empty()) f.emplace_back("next", next);
+    return post("/signin", f, cookie);
+  }
+};
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST_F(AccountsHttpTest, SignInSetsASafeCookieAndRotatesTheSession) {
+  make("ana@example.com");
+  auto form = get("/signin?next=/profile");
+  ASSERT_EQ(form.status, 200);
+  EXPECT_TRUE(contains(form.body, "name=\"next\" value=\"/profile\""));
+  EXPECT_TRUE(contains(form.body, "<label for=\"email\">"));
+  EXPECT_TRUE(contains(form.body, "<label for=\"password\">"));
+
+  auto r = sign_in("ANA@example.com", kPassword, "/profile");
+  ASSERT_EQ(r.status, 303) << r.body;
+  EXPECT_EQ(r.header("Location"), "/profile");
+  std::string set = r.header("Set-Cookie");
+  for (const char* part : {"Path=/", "HttpOnly", "Secure", "SameSite=Lax", "Max-Age=1209600"}) {
+    EXPECT_TRUE(contains(set, part)) << set;
+  }
+  std::string first = session_cookie_of(r);
+  ASSERT_EQ(first.size(), 64u);
+  auto page = get("/profile", first);
+  EXPECT_EQ(page.status, 200);
+  EXPECT_TRUE(contains(page.body, "ana@example.com"));
+  EXPECT_EQ(page.header("Cache-Control"), "no-store");
+
+  // Signing in again from the same browser replaces the session.
+  auto again = sign_in("ana@example.com", kPassword, "", first);
+  ASSERT_EQ(again.status, 303);
+  EXPECT_EQ(again.header("Location"), "/");
+  std::string second = session_cookie_of(again);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(get("/profile", first).status, 303);
+  EXPECT_EQ(get("/profile", second).status, 200);
+}
+
+TEST_F(AccountsHttpTest, FollowsOnlyLocalNextPaths) {
+  make("ana@example.com");
+  for (const char* evil :
+       {"//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"}) {
+    auto r = sign_in("ana@example.com", kPassword, evil);
+    ASSERT_EQ(r.status, 303);
+    EXPECT_EQ(r.header("Location"), "/") << evil;
+  }
+}
+
+TEST_F(AccountsHttpTest, WrongPasswordShowsTheFormAgain) {
+  make("ana@example.com");
+  auto r = sign_in("ana@example.com", "not my password at all");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_FALSE(r.has_header("Set-Cookie"));
+  EXPECT_TRUE(contains(r.body, "do not match an account"));
+  EXPECT_TRUE(contains(r.body, "value=\"ana@example.com\""));
+  EXPECT_FALSE(contains(r.body, "not my password at all"));
+  EXPECT_TRUE(contains(r.body, "aria-invalid=\"true\""));
+  auto unknown = sign_in("nobody@example.com", kPassword);
+  EXPECT_EQ(unknown.status, 200);
+  EXPECT_TRUE(contains(unknown.body, "do not match an account"));
+}
+
+TEST_F(AccountsHttpTest, SignedOutVisitorsAreSentToSignIn) {
+  auto r = get("/profile?x=1");
+  EXPECT_EQ(r.status, 303);
+  EXPECT_EQ(r.header("Location"), "/signin?next=/profile%3Fx%3D1");
+  EXPECT_EQ(get("/profile", "made-up-token").status, 303);
+  auto post_r = post("/profile", {{"time_zone", "UTC"}});
+  EXPECT_EQ(post_r.status, 303);
+}
+
+TEST_F(AccountsHttpTest, SessionsExpireAfterFourteenDays) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  clock_.advance(std::chrono::hours(14 * 24));
+  EXPECT_EQ(ana.get("/profile").status, 303);
+}
+
+TEST_F(AccountsHttpTest, UnsafeRequestsNeedTheCsrfToken) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  std::string body = form_body({{"language", "fr"},
+                                {"time_zone", "Europe/Lisbon"},
+                                {"quiet_after_days", "30"},
+                                {"closing_notice_days", "5"}});
+  const std::vector<std::pair<std::string, std::string>> form = {
+      {"Content-Type", "application/x-www-form-urlencoded"}};
+  auto missing = ana.request("POST", "/profile", body, form);
+  EXPECT_EQ(missing.status, 403);
+  EXPECT_TRUE(contains(missing.body, "The form has expired; go back, reload and try again."));
+  auto wrong = ana.request("POST", "/profile", body + "&csrf=" + std::string(64, 'a'), form);
+  EXPECT_EQ(wrong.status, 403);
+  auto other_session = accounts().open_session(ana.account().id);
+  auto foreign = ana.request("POST", "/profile", body + "&csrf=" + other_session.csrf_token, form);
+  EXPECT_EQ(foreign.status, 403);
+  EXPECT_EQ(accounts().find(ana.account().id)->time_zone, "UTC") << "nothing changed";
+  auto signout = ana.request("POST", "/signout");
+  EXPECT_EQ(signout.status, 403);
+  EXPECT_EQ(ana.get("/profile").status, 200) << "still signed in";
+
+  auto with_header = ana.request(
+      "POST", "/profile", body,
+      {{"Content-Type", "application/x-www-form-urlencoded"}, {"X-CSRF-Token", ana.csrf()}});
+  EXPECT_EQ(with_header.status, 303);
+  EXPECT_EQ(accounts().find(ana.account().id)->time_zone, "Europe/Lisbon");
+}
+
+TEST_F(AccountsHttpTest, TheEleventhSignInAttemptInAMinuteIsRefused) {
+  make("ana@example.com");
+  clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);  // early in a minute
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(sign_in("ana@example.com", "wrong password " + std::to_string(i)).status, 200);
+  }
+  auto refused = sign_in("ana@example.com", kPassword);
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_FALSE(refused.has_header("Set-Cookie"));
+  EXPECT_TRUE(contains(refused.body, "Too many sign-in attempts. Wait a minute and try again."));
+  EXPECT_EQ(refused.header("Retry-After"), "59");
+  clock_.advance(60s);
+  auto ok = sign_in("ana@example.com", kPassword);
+  EXPECT_EQ(ok.status, 303);
+}
+
+TEST_F(AccountsHttpTest, SignInIsAlsoLimitedPerAccount) {
+  make("ana@example.com");
+  clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);
+  // Each attempt from another address: only the account's counter stops them.
+  auto attempt = [&](int i, const std::string& email) {
+    Request r;
+    r.method = "POST";
+    EXPECT_TRUE(r.set_target("/signin"));
+    r.remote_address = "192.0.2." + std::to_string(i);
+    r.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+    r.body = form_body({{"email", email}, {"password", "wrong password " + std::to_string(i)}});
+    return router_.dispatch(r).status;
+  };
+  for (int i = 1; i <= 10; ++i) EXPECT_EQ(attempt(i, "ANA@example.com"), 200);
+  EXPECT_EQ(attempt(11, "ana@example.com"), 429);
+  EXPECT_EQ(attempt(12, "bo@example.com"), 200) << "other accounts are not held up";
+}
+
+TEST_F(AccountsHttpTest, SignOutEndsTheSession) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  auto r = ana.post_form("/signout", {});
+  EXPECT_EQ(r.status, 303);
+  EXPECT_EQ(r.header("Location"), "/signin");
+  EXPECT_TRUE(contains(r.header("Set-Cookie"), "Max-Age=0"));
+  EXPECT_EQ(ana.get("/profile").status, 303);
+}
+
+TEST_F(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  auto page = ana.get("/profile");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_TRUE(contains(page.body, "<a href=\"/profile\" aria-current=\"page\">"));
+  EXPECT_TRUE(contains(page.body, "value=\"UTC\""));
+  EXPECT_TRUE(contains(page.body, "<option value=\"fr\">Français</option>"));
+
+  auto bad = ana.post_form("/profile", {{"language", "xx"},
+                                        {"time_zone", "Mars/Base"},
+                                        {"quiet_after_days", "0"},
+                                        {"closing_notice_days", "abc"}});
+  EXPECT_EQ(bad.status, 422);
+  for (const char* text :
+       {"Choose a language from the list.", "Enter a time zone name such as Europe/Lisbon.",
+        "Enter a whole number from 1 to 365.", "Enter a whole number from 1 to 90.",
+        "aria-describedby=\"language-error\"", "id=\"time_zone-error\"", "value=\"Mars/Base\"",
+        "value=\"abc\""}) {
+    EXPECT_TRUE(contains(bad.body, text)) << text;
+  }
+  std::regex invalid("aria-invalid=\"true\"");
+  EXPECT_EQ(std::distance(std::sregex_iterator(bad.body.begin(), bad.body.end(), invalid),
+                          std::sregex_iterator()),
+            4);
+  auto saved = accounts().find(ana.account().id);
+  EXPECT_EQ(saved->time_zone, "UTC");
+  EXPECT_EQ(saved->quiet_after_days, 21);
+
+  // One bad field is enough to save nothing.
+  auto one_bad = ana.post_form("/profile", {{"language", "fr"},
+                                            {"time_zone", "Europe/Lisbon"},
+                                            {"quiet_after_days", "30"},
+                                            {"closing_notice_days", "91"}});
+  EXPECT_EQ(one_bad.status, 422);
+  EXPECT_EQ(accounts().find(ana.account().id)->time_zone, "UTC");
+
+  auto good = ana.post_form("/profile", {{"language", "fr"},
+                                         {"time_zone", "Europe/Lisbon"},
+                                         {"quiet_after_days", "30"},
+                                         {"closing_notice_days", "5"}});
+  EXPECT_EQ(good.status, 303);
+  EXPECT_EQ(good.header("Location"), "/profile?saved=profile");
+  saved = accounts().find(ana.account().id);
+  EXPECT_EQ(saved->language, "fr");
+  EXPECT_EQ(saved->time_zone, "Europe/Lisbon");
+  EXPECT_EQ(saved->quiet_after_days, 30);
+  EXPECT_EQ(saved->closing_notice_days, 5);
+  // The profile's language wins over the browser's.
+  auto french = ana.request("GET", "/profile?saved=profile", "", {{"Accept-Language", "en"}});
+  EXPECT_TRUE(contains(french.body, "<html lang=\"fr\">"));
+  EXPECT_TRUE(contains(french.body, "Votre profil est enregistré."));
+  EXPECT_TRUE(contains(french.body, "Se déconnecter"));
+}
+
+TEST_F(AccountsHttpTest, ChangesThePassword) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  auto wrong = ana.post_form("/profile/password", {{"current", "not the password"},
+                                                   {"new", "a brand new password"},
+                                                   {"new_again", "a brand new password"}});
+  EXPECT_EQ(wrong.status, 422);
+  EXPECT_TRUE(contains(wrong.body, "That is not your current password."));
+  auto differ = ana.post_form("/profile/password", {{"current", kPassword},
+                                                    {"new", "a brand new password"},
+                                                    {"new_again", "a brand new passwort"}});
+  EXPECT_EQ(differ.status, 422);
+  EXPECT_TRUE(contains(differ.body, "The two passwords differ"));
+  auto short_pw = ana.post_form("/profile/password",
+                                {{"current", kPassword}, {"new", "short"}, {"new_again", "short"}});
+  EXPECT_EQ(short_pw.status, 422);
+  EXPECT_TRUE(contains(short_pw.body, "Use at least 12 characters."));
+  EXPECT_FALSE(contains(short_pw.body, "value=\"short\""));
+
+  auto ok = ana.post_form("/profile/password", {{"current", kPassword},
+                                                {"new", "a brand new password"},
+                                                {"new_again", "a brand new password"}});
+  EXPECT_EQ(ok.status, 303);
+  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 200);
+  EXPECT_EQ(sign_in("ana@example.com", "a brand new password").status, 303);
+}
+
+TEST_F(AccountsHttpTest, InviteFlow) {
+  SignedInClient admin(port(), accounts(), "admin@example.com");
+  ASSERT_TRUE(admin.account().is_admin);
+  EXPECT_EQ(admin.get("/admin/invites").status, 200);
+  auto created = admin.post_form("/admin/invites", {{"email", ""}});
+  ASSERT_EQ(created.status, 200);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(created.body, m, std::regex("/invite/([0-9a-f]{64})")));
+  std::string path = m[0];
+
+  auto form = get(path);
+  ASSERT_EQ(form.status, 200);
+  EXPECT_TRUE(contains(form.body, "name=\"password_again\""));
+  auto mismatch = post(path, {{"email", "bo@example.com"},
+                              {"password", kPassword},
+                              {"password_again", "something else entirely"}});
+  EXPECT_EQ(mismatch.status, 200);
+  EXPECT_TRUE(contains(mismatch.body, "The two passwords differ"));
+  EXPECT_TRUE(contains(mismatch.body, "value=\"bo@example.com\""));
+
+  auto done = post(
+      path, {{"email", "bo@example.com"}, {"password", kPassword}, {"password_again", kPassword}});
+  ASSERT_EQ(done.status, 303) << done.body;
+  std::string cookie = session_cookie_of(done);
+  auto home = get("/profile", cookie);
+  EXPECT_EQ(home.status, 200);
+  EXPECT_TRUE(contains(home.body, "bo@example.com"));
+  EXPECT_FALSE(accounts().find_by_email("bo@example.com")->is_admin);
+
+  EXPECT_EQ(get(path).status, 404) << "an invite works once";
+  EXPECT_EQ(
+      post(path,
+           {{"email", "cy@example.com"}, {"password", kPassword}, {"password_again", kPassword}})
+          .status,
+      404);
+  EXPECT_EQ(get("/invite/" + std::string(64, '0')).status, 404);
+
+  // A bound invite, used late.
+  auto bound = admin.post_form("/admin/invites", {{"email", "cy@example.com"}});
+  ASSERT_TRUE(std::regex_search(bound.body, m, std::regex("/invite/([0-9a-f]{64})")));
+  std::string bound_path = m[0];
+  auto other =
+      post(bound_path,
+           {{"email", "eve@example.com"}, {"password", kPassword}, {"password_again", kPassword}});
+  EXPECT_TRUE(contains(other.body, "This invite is for a different e-mail address."));
+  auto bad_email = admin.post_form("/admin/invites", {{"email", "not an address"}});
+  EXPECT_EQ(bad_email.status, 422);
+  EXPECT_TRUE(contains(bad_email.body, "Enter an e-mail address such as name@example.com."));
+  clock_.advance(std::chrono::hours(14 * 24));
+  EXPECT_EQ(get(bound_path).status, 404);
+}
+
+TEST_F(AccountsHttpTest, TheAdminPageIsNotFoundForOthers) {
+  make("admin@example.com");
+  SignedInClient bo(port(), accounts(), "bo@example.com");
+  ASSERT_FALSE(bo.account().is_admin);
+  auto page = bo.get("/admin/invites");
+  EXPECT_EQ(page.status, 404);
+  EXPECT_TRUE(contains(page.body, "Page not found"));
+  EXPECT_EQ(bo.post_form("/admin/invites", {{"email", ""}}).status, 404);
+  EXPECT_EQ(count("invites"), 0);
+  EXPECT_FALSE(contains(bo.get("/profile").body, "href=\"/admin/invites\""));
+}
+
+TEST_F(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  auto unconfirmed = ana.post_form("/profile/deactivate", {});
+  EXPECT_EQ(unconfirmed.status, 422);
+  EXPECT_TRUE(contains(unconfirmed.body, "Tick the box to confirm."));
+  EXPECT_TRUE(accounts().find(ana.account().id)->active);
+  auto done = ana.post_form("/profile/deactivate", {{"confirm", "yes"}});
+  EXPECT_EQ(done.status, 303);
+  EXPECT_EQ(done.header("Location"), "/signin");
+  EXPECT_FALSE(accounts().find(ana.account().id)->active);
+  EXPECT_EQ(ana.get("/profile").status, 303);
+  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 200);
+}
+
+TEST_F(AccountsHttpTest, SecurityHeadersOnEveryPage) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  std::vector<ClientResponse> answers = {get("/signin"),           get("/invite/nope"),
+                                         get("/no/such/page"),     ana.get("/profile"),
+                                         ana.get("/no/such/page"), ana.get("/profile/password"),
+                                         ana.get("/admin/invites")};
+  for (const auto& r : answers) {
+    EXPECT_TRUE(contains(r.header("Content-Security-Policy"), "frame-ancestors 'none'"))
+        << r.status;
+    EXPECT_EQ(r.header("X-Content-Type-Options"), "nosniff");
+    EXPECT_FALSE(r.header("Referrer-Policy").empty());
+    EXPECT_FALSE(contains(r.body, "<script"));
+    EXPECT_FALSE(contains(r.body, "style="));
+  }
+  // The 404 of a signed-in person keeps the navigation and sign-out form.
+  EXPECT_TRUE(contains(answers[4].body, "action=\"/signout\""));
+}
+
+TEST_F(AccountsHttpTest, PublicPagesFollowTheBrowserLanguage) {
+  auto fr = http_request(port(), "GET", "/signin", "", {{"Accept-Language", "fr-FR,fr;q=0.9"}});
+  EXPECT_TRUE(contains(fr.body, "<html lang=\"fr\">"));
+  EXPECT_TRUE(contains(fr.body, "Se connecter"));
+  auto en = http_request(port(), "GET", "/signin", "", {{"Accept-Language", "de"}});
+  EXPECT_TRUE(contains(en.body, "<html lang=\"en\">"));
+  EXPECT_TRUE(contains(en.body, "Sign in to peto"));
+}
+
+}  // namespace
+}  // namespace peto::web

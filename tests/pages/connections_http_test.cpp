@@ -1,0 +1,351 @@
+// /profile/connections and /inbox over real HTTP: a webhook added through the
+// form keeps its secret sealed and never shows it again; a blank secret on
+// edit keeps it; bad input is 422 with nothing written; somebody else's
+// connection is the 404 page; the test button reaches a real receiver; the
+// bell counts unread notices and /inbox reads them.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "connections/connections.h"
+#include "notify/notification.h"
+#include "notify/outbox.h"
+#include "tests/support/http_client.h"
+#include "tests/support/signed_in_client.h"
+#include "tests/support/site_fixture.h"
+#include "tests/support/web_server.h"
+
+namespace peto::web {
+namespace {
+
+using nlohmann::json;
+using peto::testing::SignedInClient;
+
+constexpr const char* kSecret = "s3cret-that-is-long-enough";
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// A loopback webhook receiver: records what reaches POST /hook and answers
+// 204; POST /gone answers 404.
+class Receiver {
+ public:
+  Receiver() {
+    router_.add("POST", "/hook", [this](Request& r) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      bodies_.push_back(r.body);
+      signatures_.push_back(r.header("Peto-Signature") ? *r.header("Peto-Signature") : "");
+      Response out;
+      out.status = 204;
+      return out;
+    });
+    router_.add("POST", "/gone", [](Request&) { return Response::json(404, {{"gone", true}}); });
+    server_ = std::make_unique<peto::testing::WebServer>(router_);
+  }
+  std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(server_->port()) + path;
+  }
+  std::vector<std::string> bodies() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return bodies_;
+  }
+  std::vector<std::string> signatures() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return signatures_;
+  }
+
+ private:
+  Router router_;
+  std::mutex mutex_;
+  std::vector<std::string> bodies_, signatures_;
+  std::unique_ptr<peto::testing::WebServer> server_;
+};
+
+class ConnectionsHttpTest : public peto::testing::SiteTest {
+ protected:
+  void SetUp() override {
+    // Before anything builds a Connections: the key its SecretBox derives from.
+    config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
+    SiteTest::SetUp();
+    if (HasFatalFailure()) return;
+    ana_ = std::make_unique<SignedInClient>(
+        SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
+    ben_ = std::make_unique<SignedInClient>(
+        SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
+  }
+
+  connections::Connections connections() { return connections::Connections(*db_, clock_, config_); }
+
+  // A webhook connection of `owner` made directly (not through the page).
+  std::int64_t webhook(std::int64_t owner, const std::string& url = "https://hooks.example/peto",
+                       const std::string& label = "Board") {
+    auto made = connections().create(owner, "webhook", label, {{"url", url}, {"secret", kSecret}});
+    if (auto* errors = std::get_if<notify::ConfigErrors>(&made)) {
+      ADD_FAILURE() << "could not make a webhook: " << json(*errors).dump();
+      return 0;
+    }
+    return std::get<connections::Connection>(made).id;
+  }
+
+  std::string secret_of(std::int64_t id) {
+    auto conn = db_->acquire();
+    auto full = connections().full_config(*conn, id);
+    return full ? full->value("secret", "") : "";
+  }
+
+  // Every stored column of every connection, as text: equal means unchanged.
+  std::string snapshot() {
+    std::string out;
+    for (const auto& row : db_->query("SELECT id, owner_id, label, config, enabled, last_ok_at, "
+                                      "last_error, updated_at"
+                                      " FROM connections ORDER BY id")) {
+      for (std::size_t i = 0; i < row.size(); ++i) out += row[i].as_text() + "|";
+      out += "\n";
+    }
+    return out;
+  }
+
+  std::string path(std::int64_t id, const std::string& rest = "") {
+    return "/profile/connections/" + std::to_string(id) + rest;
+  }
+
+  std::unique_ptr<SignedInClient> ana_, ben_;
+};
+
+TEST_F(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {
+  auto empty = ana_->get("/profile/connections");
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_TRUE(contains(empty.body, "You have no connections yet."));
+  EXPECT_TRUE(contains(empty.body, "href=\"/profile/connections/new?plugin=webhook\""));
+  EXPECT_TRUE(contains(ana_->get("/profile").body, "href=\"/profile/connections\""));
+
+  auto form = ana_->get("/profile/connections/new?plugin=webhook");
+  ASSERT_EQ(form.status, 200) << form.body;
+  EXPECT_TRUE(contains(form.body, "name=\"config_url\" type=\"url\""));
+  EXPECT_TRUE(contains(form.body, "name=\"config_secret\" type=\"password\""));
+  EXPECT_TRUE(contains(form.body, "<legend>What it sends</legend>"));
+  // Each notifier's defaults: a webhook sends everything, e-mail by the general
+  // rule (on, except news of what the person did themselves).
+  EXPECT_TRUE(
+      contains(form.body, "name=\"event_offer_recorded\" type=\"checkbox\" value=\"on\" checked"));
+  auto email = ana_->get("/profile/connections/new?plugin=email");
+  ASSERT_EQ(email.status, 200) << email.body;
+  EXPECT_TRUE(
+      contains(email.body, "name=\"event_reminder_due\" type=\"checkbox\" value=\"on\" checked"));
+  EXPECT_TRUE(
+      contains(email.body, "name=\"event_offer_recorded\" type=\"checkbox\" value=\"on\">"));
+
+  auto made = ana_->post_form("/profile/connections/new?plugin=webhook",
+                              {{"label", "Team board"},
+                               {"config_url", "https://hooks.example/peto"},
+                               {"config_secret", kSecret},
+                               {"event_reminder_due", "on"},
+                               {"event_offer_recorded", "on"}});
+  ASSERT_EQ(made.status, 303) << made.body;
+  EXPECT_EQ(made.header("Location"), "/profile/connections?done=added");
+  ASSERT_EQ(count("connections"), 1);
+
+  auto stored = db_->query("SELECT id, config, secrets_encrypted FROM connections");
+  const std::int64_t id = stored[0].int_at(0);
+  EXPECT_FALSE(contains(stored[0].text(1), kSecret));
+  EXPECT_FALSE(stored[0].text(2).empty());
+  EXPECT_FALSE(contains(stored[0].text(2), kSecret)) << "the secret is sealed at rest";
+  EXPECT_EQ(secret_of(id), kSecret);
+
+  auto c = connections().get(ana_->account().id, id);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->label, "Team board");
+  EXPECT_EQ(c->secrets_set, std::vector<std::string>{"secret"});
+  EXPECT_EQ(c->config.value("event_reminder_due", false), true);
+  EXPECT_EQ(c->config.value("event_went_quiet", true), false) << "unticked means off";
+  EXPECT_EQ(c->config.value("event_offer_recorded", false), true);
+
+  auto list = ana_->get("/profile/connections?done=added");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_TRUE(contains(list.body, "Team board"));
+  EXPECT_TRUE(contains(list.body, "Connection added."));
+  auto edit = ana_->get(path(id));
+  ASSERT_EQ(edit.status, 200) << edit.body;
+  EXPECT_TRUE(contains(edit.body, "Leave this blank to keep it"));
+  EXPECT_TRUE(contains(edit.body, "value=\"https://hooks.example/peto\""));
+  EXPECT_TRUE(
+      contains(edit.body, "name=\"event_offer_recorded\" type=\"checkbox\" value=\"on\" checked"));
+  for (const auto* page : {&made, &list, &edit})
+    EXPECT_FALSE(contains(page->body, kSecret)) << "the secret is never shown back";
+}
+
+TEST_F(ConnectionsHttpTest, ABlankSecretOnEditKeepsTheStoredOne) {
+  std::int64_t id = webhook(ana_->account().id);
+  auto saved = ana_->post_form(path(id), {{"label", "Renamed"},
+                                          {"config_url", "https://hooks.example/other"},
+                                          {"config_secret", ""},
+                                          {"event_reminder_due", "on"}});
+  ASSERT_EQ(saved.status, 303) << saved.body;
+  auto c = connections().get(ana_->account().id, id);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->label, "Renamed");
+  EXPECT_EQ(c->config.value("url", ""), "https://hooks.example/other");
+  EXPECT_FALSE(c->enabled) << "the enabled box was not ticked";
+  EXPECT_EQ(secret_of(id), kSecret);
+
+  // A new secret replaces it; ticking "On" switches it back on.
+  const std::string other = "another-secret-long-enough";
+  ASSERT_EQ(ana_->post_form(path(id), {{"label", "Renamed"},
+                                       {"config_url", "https://hooks.example/other"},
+                                       {"config_secret", other},
+                                       {"enabled", "on"}})
+                .status,
+            303);
+  EXPECT_EQ(secret_of(id), other);
+  EXPECT_TRUE(connections().get(ana_->account().id, id)->enabled);
+}
+
+TEST_F(ConnectionsHttpTest, BadInputIs422WithTheFieldErrorAndWritesNothing) {
+  const std::string typed = "typed-secret-long-enough-1";
+  auto bad_url = ana_->post_form(
+      "/profile/connections/new?plugin=webhook",
+      {{"label", "Board"}, {"config_url", "not an address"}, {"config_secret", typed}});
+  ASSERT_EQ(bad_url.status, 422) << bad_url.body;
+  EXPECT_TRUE(contains(bad_url.body, "id=\"config-url-error\"")) << bad_url.body;
+  EXPECT_TRUE(contains(bad_url.body, "aria-invalid=\"true\""));
+  EXPECT_TRUE(contains(bad_url.body, "value=\"not an address\"")) << "the form as typed";
+  EXPECT_FALSE(contains(bad_url.body, typed)) << "a typed secret is not sent back";
+
+  auto short_secret = ana_->post_form(
+      "/profile/connections/new?plugin=webhook",
+      {{"label", "Board"}, {"config_url", "https://hooks.example/x"}, {"config_secret", "short"}});
+  ASSERT_EQ(short_secret.status, 422) << short_secret.body;
+  EXPECT_TRUE(contains(short_secret.body, "id=\"config-secret-error\"")) << short_secret.body;
+
+  auto unknown = ana_->post_form("/profile/connections/new?plugin=carrier-pigeon",
+                                 {{"label", "Coo"}, {"config_url", "https://x.example"}});
+  EXPECT_EQ(unknown.status, 422) << unknown.body;
+  EXPECT_TRUE(contains(unknown.body, "Choose a kind of connection"));
+  EXPECT_EQ(ana_->get("/profile/connections/new?plugin=carrier-pigeon").status, 404);
+  EXPECT_EQ(count("connections"), 0);
+
+  // On edit too: the stored connection stays as it was.
+  std::int64_t id = webhook(ana_->account().id);
+  std::string before = snapshot();
+  auto bad_edit =
+      ana_->post_form(path(id), {{"label", "Board"}, {"config_url", "ftp://x.example"}});
+  ASSERT_EQ(bad_edit.status, 422) << bad_edit.body;
+  EXPECT_TRUE(contains(bad_edit.body, "id=\"config-url-error\""));
+  EXPECT_EQ(snapshot(), before);
+  EXPECT_EQ(secret_of(id), kSecret);
+}
+
+TEST_F(ConnectionsHttpTest, AnotherAccountsConnectionIsTheNotFoundPage) {
+  std::int64_t bens = webhook(ben_->account().id, "https://hooks.example/ben", "Ben's");
+  std::string before = snapshot();
+  EXPECT_EQ(ana_->get(path(bens)).status, 404);
+  EXPECT_EQ(
+      ana_->post_form(path(bens), {{"label", "Mine now"}, {"config_url", "https://evil.example"}})
+          .status,
+      404);
+  EXPECT_EQ(ana_->post_form(path(bens, "/test"), {}).status, 404);
+  EXPECT_EQ(ana_->post_form(path(bens, "/delete"), {}).status, 404);
+  EXPECT_EQ(ana_->get("/profile/connections/nope").status, 404);
+  EXPECT_EQ(snapshot(), before);
+  EXPECT_FALSE(contains(ana_->get("/profile/connections").body, "Ben&#39;s"));
+  EXPECT_FALSE(contains(ana_->get("/profile/connections").body, "hooks.example/ben"));
+}
+
+TEST_F(ConnectionsHttpTest, DeleteRemovesTheConnection) {
+  std::int64_t id = webhook(ana_->account().id);
+  auto gone = ana_->post_form(path(id, "/delete"), {});
+  ASSERT_EQ(gone.status, 303);
+  EXPECT_EQ(gone.header("Location"), "/profile/connections?done=deleted");
+  EXPECT_EQ(count("connections"), 0);
+  EXPECT_EQ(ana_->get(path(id)).status, 404);
+  // Without the CSRF token nothing happens.
+  std::int64_t kept = webhook(ana_->account().id);
+  EXPECT_EQ(ana_->request("POST", path(kept, "/delete"), "", {}).status, 403);
+  EXPECT_EQ(count("connections"), 1);
+}
+
+TEST_F(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
+  config_.allow_private_destinations = true;  // the receiver is on 127.0.0.1
+  Receiver receiver;
+  std::int64_t id = webhook(ana_->account().id, receiver.url("/hook"));
+  auto tested = ana_->post_form(path(id, "/test"), {});
+  ASSERT_EQ(tested.status, 200) << tested.body;
+  EXPECT_TRUE(contains(tested.body, "Sent. Check that it arrived.")) << tested.body;
+  ASSERT_EQ(receiver.bodies().size(), 1u);
+  EXPECT_TRUE(contains(receiver.bodies()[0], "\"version\":1"));
+  EXPECT_TRUE(receiver.signatures()[0].starts_with("t=")) << "a signed webhook";
+  auto c = connections().get(ana_->account().id, id);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->last_ok_at.has_value());
+  EXPECT_EQ(c->last_error, "");
+
+  // A receiver that answers 404: the page says so and the connection keeps it.
+  std::int64_t gone = webhook(ana_->account().id, receiver.url("/gone"), "Gone");
+  auto failed = ana_->post_form(path(gone, "/test"), {});
+  ASSERT_EQ(failed.status, 200) << failed.body;
+  EXPECT_TRUE(contains(failed.body, "flash--error")) << failed.body;
+  EXPECT_TRUE(contains(failed.body, "404")) << failed.body;
+  c = connections().get(ana_->account().id, gone);
+  EXPECT_FALSE(c->last_ok_at.has_value());
+  EXPECT_FALSE(c->last_error.empty());
+  EXPECT_TRUE(contains(ana_->get("/profile/connections").body, c->last_error));
+}
+
+class InboxHttpTest : public ConnectionsHttpTest {
+ protected:
+  void announce(const std::string& title, const std::string& key) {
+    notify::Outbox outbox(clock_, config_);
+    notify::Recipient to{ana_->account().id, "ana@example.com", "en", "UTC", true};
+    notify::Notification n;
+    n.event = "reminder_due";
+    n.title = title;
+    n.body = "Body of " + title;
+    n.url = "/reminders";
+    n.key = key;
+    auto conn = db_->acquire();
+    outbox.announce(*conn, to, n, {});
+    clock_.advance(std::chrono::minutes(1));
+  }
+};
+
+TEST_F(InboxHttpTest, TheBellCountsUnreadNoticesAndTheInboxReadsThem) {
+  auto quiet = ana_->get("/profile");
+  ASSERT_EQ(quiet.status, 200);
+  EXPECT_TRUE(contains(quiet.body, "href=\"/inbox\""));
+  EXPECT_TRUE(contains(quiet.body, "Inbox, no unread notices"));
+  EXPECT_TRUE(contains(ana_->get("/inbox").body, "No notices."));
+
+  announce("Call Ada back", "reminder:1");
+  announce("Send the portfolio", "reminder:2");
+  announce("Prepare questions", "reminder:3");
+  auto page = ana_->get("/profile");
+  EXPECT_TRUE(contains(page.body, "Inbox, 3 unread notices")) << page.body;
+  EXPECT_TRUE(contains(page.body, "<span class=\"badge\" aria-hidden=\"true\">3</span>"));
+  EXPECT_TRUE(contains(ben_->get("/profile").body, "Inbox, no unread notices"))
+      << "one person's notices are not another's";
+
+  auto inbox = ana_->get("/inbox");
+  ASSERT_EQ(inbox.status, 200) << inbox.body;
+  auto newest = inbox.body.find("Prepare questions");
+  auto oldest = inbox.body.find("Call Ada back");
+  ASSERT_NE(newest, std::string::npos);
+  ASSERT_NE(oldest, std::string::npos);
+  EXPECT_LT(newest, oldest) << "newest first";
+  EXPECT_TRUE(contains(inbox.body, "Body of Send the portfolio"));
+  EXPECT_TRUE(contains(inbox.body, "aria-current=\"page\""));
+  EXPECT_TRUE(contains(inbox.body, "Inbox, no unread notices")) << "read as it is shown";
+  auto conn = db_->acquire();
+  EXPECT_EQ(notify::Outbox::unread(*conn, ana_->account().id), 0);
+  EXPECT_TRUE(contains(ana_->get("/profile").body, "Inbox, no unread notices"));
+
+  announce("One more", "reminder:4");
+  EXPECT_TRUE(contains(ana_->get("/profile").body, "Inbox, 1 unread notice<"));
+}
+
+}  // namespace
+}  // namespace peto::web

@@ -1,0 +1,131 @@
+// Store connections on /profile/connections and "Send now" on a document's
+// copy, over real HTTP: the add menu offers the stores; a local folder added
+// through the form is a connection of kind "store" without event switches; a
+// folder leading out of the root is 422 with nothing written; the test button
+// copies peto-test.txt; "Send now" copies the document at once, and is the
+// 404 page for anybody else's copy.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "connections/connections.h"
+#include "core/token.h"
+#include "media/copies.h"
+#include "media/sigv4.h"
+#include "tests/support/http_client.h"
+#include "tests/support/signed_in_client.h"
+#include "tests/support/site_fixture.h"
+
+namespace peto::web {
+namespace {
+
+namespace fs = std::filesystem;
+using peto::testing::SignedInClient;
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+class StorePagesTest : public peto::testing::SiteTest {
+ protected:
+  void SetUp() override {
+    config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
+    SiteTest::SetUp();
+    if (HasFatalFailure()) return;
+    ana_ = std::make_unique<SignedInClient>(
+        SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
+    ben_ = std::make_unique<SignedInClient>(
+        SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
+  }
+
+  fs::path root() const { return config_.local_store_root(); }
+
+  // A document of ana's with its copies planned, as the Documents service
+  // leaves one.
+  std::int64_t document(const std::string& bytes) {
+    fs::create_directories(fs::path(config_.media_dir()) / "documents");
+    std::ofstream(fs::path(config_.media_dir()) / "documents/1.bin", std::ios::binary) << bytes;
+    auto id =
+        db_->query(
+               "INSERT INTO uploads (file, size, sha256, created_at, owner_id, title,"
+               " filename, content_type, updated_at)"
+               " VALUES ('documents/1.bin', ?, ?, 0, ?, 'CV', 'cv.pdf', 'application/pdf', 0)"
+               " RETURNING id",
+               {static_cast<std::int64_t>(bytes.size()), sha256_hex(bytes), ana_->account().id})[0]
+            .int_at(0);
+    auto conn = db_->acquire();
+    media::plan_copies_in(*conn, ana_->account().id, id, clock_.now_ms());
+    return id;
+  }
+
+  std::unique_ptr<SignedInClient> ana_, ben_;
+};
+
+TEST_F(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
+  auto list = ana_->get("/profile/connections");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_TRUE(contains(list.body, "href=\"/profile/connections/new?plugin=local\""));
+  EXPECT_TRUE(contains(list.body, "href=\"/profile/connections/new?plugin=webdav\""));
+  EXPECT_TRUE(contains(list.body, "href=\"/profile/connections/new?plugin=s3\""));
+
+  auto form = ana_->get("/profile/connections/new?plugin=local");
+  ASSERT_EQ(form.status, 200) << form.body;
+  EXPECT_TRUE(contains(form.body, "name=\"config_folder\""));
+  EXPECT_FALSE(contains(form.body, "<legend>What it sends</legend>")) << "no event switches";
+
+  // Out of the root: 422, nothing written.
+  auto refused = ana_->post_form("/profile/connections/new?plugin=local",
+                                 {{"label", "Escape"}, {"config_folder", "../../etc"}});
+  EXPECT_EQ(refused.status, 422);
+  EXPECT_EQ(count("connections"), 0);
+
+  auto made = ana_->post_form("/profile/connections/new?plugin=local",
+                              {{"label", "Archive"}, {"config_folder", "ana"}});
+  ASSERT_EQ(made.status, 303) << made.body;
+  auto row = db_->query("SELECT id, kind, plugin, config FROM connections")[0];
+  EXPECT_EQ(row.text(1), "store");
+  EXPECT_EQ(row.text(2), "local");
+  EXPECT_FALSE(contains(row.text(3), "event_"));
+
+  auto tested =
+      ana_->post_form("/profile/connections/" + std::to_string(row.int_at(0)) + "/test", {});
+  ASSERT_EQ(tested.status, 200) << tested.body;
+  EXPECT_TRUE(contains(tested.body, "peto-test.txt arrived")) << tested.body;
+  EXPECT_TRUE(fs::exists(root() / "ana" / "peto-test.txt"));
+}
+
+TEST_F(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
+  auto made = connections::Connections(*db_, clock_, config_)
+                  .create(ana_->account().id, "local", "Archive", {{"folder", "ana"}});
+  ASSERT_TRUE(std::holds_alternative<connections::Connection>(made));
+  auto doc = document("%PDF bytes");
+  auto copy = db_->query("SELECT id FROM document_copies")[0].int_at(0);
+  const std::string action =
+      "/documents/" + std::to_string(doc) + "/copies/" + std::to_string(copy) + "/send";
+
+  EXPECT_EQ(ben_->post_form(action, {}).status, 404);
+  EXPECT_EQ(ana_->post_form("/documents/" + std::to_string(doc + 1) + "/copies/" +
+                                std::to_string(copy) + "/send",
+                            {})
+                .status,
+            404);
+  EXPECT_EQ(db_->query("SELECT status FROM document_copies")[0].text(0), "pending");
+
+  auto sent = ana_->post_form(action, {});
+  ASSERT_EQ(sent.status, 303) << sent.body;
+  EXPECT_EQ(sent.header("Location"), "/documents/" + std::to_string(doc) + "?copy=sent");
+  EXPECT_EQ(db_->query("SELECT status FROM document_copies")[0].text(0), "sent");
+  std::ifstream in(root() / "ana" / (std::to_string(doc) + "-cv.pdf"), std::ios::binary);
+  std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, "%PDF bytes");
+
+  // Sent already: nothing to do.
+  EXPECT_EQ(ana_->post_form(action, {}).header("Location"),
+            "/documents/" + std::to_string(doc) + "?copy=busy");
+}
+
+}  // namespace
+}  // namespace peto::web

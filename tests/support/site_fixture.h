@@ -1,0 +1,76 @@
+// SiteTest: the whole site (every route of add_site_routes) on a fresh, migrated
+// SQLite database in a temp folder, served over real HTTP by a WebServer.
+//
+//   class AccountsHttpTest : public peto::testing::SiteTest {};
+//   TEST_F(AccountsHttpTest, …) { http_request(port(), "GET", "/signin"); … }
+//
+// Password hashing is set to the cheap test cost. A derived fixture that
+// builds more in its own SetUp calls SiteTest::SetUp() first and returns when
+// HasFatalFailure().
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "app/app.h"
+#include "core/clock.h"
+#include "core/config.h"
+#include "domain/accounts.h"
+#include "pages/routes.h"
+#include "pages/site.h"
+#include "store/db.h"
+#include "store/migrate.h"
+#include "tests/support/backends.h"
+#include "tests/support/web_server.h"
+
+namespace peto::testing {
+
+class SiteTest : public ::testing::Test {
+ protected:
+  // `version` is what the core pages show in the footer.
+  explicit SiteTest(std::string version = "test") : version_(std::move(version)) {}
+
+  void SetUp() override {
+    const std::filesystem::path source = PETO_SOURCE_DIR;
+    domain::set_password_cost(domain::PasswordCost::test);
+    db_ = store::Db::open("sqlite://" + (dir_.path() / "peto.db").string());
+    ASSERT_TRUE(store::Migrator(*db_, app::migrations()).apply());
+    web::SiteDeps deps;
+    deps.db = db_.get();
+    deps.clock = &clock_;
+    config_.data_dir = (dir_.path() / "data").string();  // kept pages, in the test's folder
+    deps.config = &config_;
+    deps.templates_dir = source / "templates";
+    deps.locales_dir = source / "locales";
+    site_ = std::make_unique<web::Site>(deps);
+    Status loaded = site_->load();
+    ASSERT_TRUE(loaded) << loaded.message();
+    web::CoreDeps core;
+    core.db = db_.get();
+    core.templates_dir = source / "templates";
+    core.version = version_;
+    web::add_site_routes(router_, *site_, core);
+    web_ = std::make_unique<WebServer>(router_);
+  }
+
+  std::uint16_t port() const { return web_->port(); }
+  std::int64_t count(const std::string& table) {
+    return db_->query("SELECT COUNT(*) FROM " + table)[0].int_at(0);
+  }
+
+  std::string version_;
+  TempDir dir_;
+  FakeClock clock_;
+  Config config_;
+  std::unique_ptr<store::Db> db_;
+  std::unique_ptr<web::Site> site_;
+  web::Router router_;
+  std::unique_ptr<WebServer> web_;
+};
+
+}  // namespace peto::testing
