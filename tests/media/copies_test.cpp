@@ -15,6 +15,7 @@
 #include "media/stores.h"
 #include "steps/copies.h"
 #include "tests/support/engine_fixture.h"
+#include "tests/support/factory.h"
 #include "tests/support/store_servers.h"
 
 namespace peto {
@@ -38,13 +39,8 @@ class CopiesTest : public testing::EngineTest {
 
   Millis now() const { return clock_.now_ms(); }
 
-  std::int64_t account(const std::string& email, bool active = true) {
-    return db()
-        .query(
-            "INSERT INTO users (email, password_hash, active, created_at, updated_at)"
-            " VALUES (?, 'x', ?, ?, ?) RETURNING id",
-            {email, active ? 1 : 0, now(), now()})[0]
-        .int_at(0);
+  std::int64_t account(const std::string& email) {
+    return testing::Factory(db(), clock_).account(email);
   }
 
   std::variant<connections::Connection, notify::ConfigErrors> make(const std::string& plugin,
@@ -69,27 +65,12 @@ class CopiesTest : public testing::EngineTest {
                             {"password", "s3cr3t"}});
   }
 
-  // A document as the Documents service leaves it: the file under the media
-  // folder and its uploads row, then its copies planned.
-  std::int64_t document(const std::string& bytes, const std::string& filename = "cv.pdf",
-                        std::int64_t owner = 0, bool plan = true) {
-    owner = owner ? owner : owner_;
-    static int n = 0;
-    std::string rel = "documents/" + std::to_string(++n) + ".bin";
-    fs::create_directories(fs::path(config_.media_dir()) / "documents");
-    std::ofstream(fs::path(config_.media_dir()) / rel, std::ios::binary) << bytes;
-    auto id = db().query(
-                      "INSERT INTO uploads (file, size, sha256, created_at, owner_id, title,"
-                      " filename, content_type, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                      " RETURNING id",
-                      {rel, static_cast<std::int64_t>(bytes.size()), sha256_hex(bytes), now(),
-                       owner, filename, filename, "application/pdf", now()})[0]
-                  .int_at(0);
-    if (plan) {
-      auto conn = db().acquire();
-      media::plan_copies_in(*conn, owner, id, now());
-    }
-    return id;
+  // A document uploaded through the Documents service: the file under the
+  // media folder, its uploads row and its copies planned. The type is sniffed
+  // from `bytes`: "%PDF-1.7 …" is a PDF, other short text text/plain.
+  std::int64_t document(const std::string& bytes, const std::string& filename = "cv.pdf") {
+    return testing::Factory(db(), clock_)
+        .document(config_, owner_, bytes, {.filename = filename, .title = filename});
   }
 
   engine::StepResult run_step() {
@@ -212,14 +193,14 @@ TEST_P(CopiesTest, TheLocalStoreWritesTheSameBytesBelowItsRootOnly) {
 TEST_P(CopiesTest, WebDavMakesTheFolderThenPutsTheFile) {
   StoreServer server;
   auto conn_id = dav(server);
-  auto doc = document("%PDF dav bytes", "cv.pdf");
+  auto doc = document("%PDF-1.7 dav bytes", "cv.pdf");
   EXPECT_EQ(run_step()["sent"], 1);
   auto c = copy(doc, conn_id);
   EXPECT_EQ(c["status"], "sent");
   const std::string path = "/dav/peto/docs/" + std::to_string(doc) + "-cv.pdf";
   EXPECT_EQ(c["external_url"], server.url(path));
   EXPECT_EQ(c["external_id"], "peto/docs/" + std::to_string(doc) + "-cv.pdf");
-  EXPECT_EQ(server.files().at(path), "%PDF dav bytes");
+  EXPECT_EQ(server.files().at(path), "%PDF-1.7 dav bytes");
   // PUT (409: no folder), MKCOL peto, MKCOL peto/docs, PUT again.
   auto got = server.received();
   ASSERT_EQ(got.size(), 4u);
@@ -244,7 +225,7 @@ TEST_P(CopiesTest, AWebDavAddressThatDoesNotExistFailsNamingTheFolder) {
                                   {"folder", "peto"},
                                   {"username", "ada"},
                                   {"password", "s3cr3t"}});
-  auto doc = document("x");
+  auto doc = document("x doc");
   EXPECT_EQ(run_step()["failed"], 1);
   auto c = copy(doc, conn_id);
   EXPECT_EQ(c["status"], "failed");
@@ -413,8 +394,8 @@ TEST_P(CopiesTest, RefusedCredentialsRetireTheConnection) {
   StoreServer server;
   auto conn_id = dav(server);
   server.expect_authorization("Basic c29tZWJvZHk6ZWxzZQ==");  // not ada's
-  auto doc = document("x");
-  auto doc2 = document("y");
+  auto doc = document("x doc");
+  auto doc2 = document("y doc");
   // The second copy was already due: it fails without a request (its
   // connection is off now), as docs/SPEC.md §6 (Stores) says.
   EXPECT_EQ(run_step()["failed"], 2);

@@ -11,6 +11,7 @@
 #include "connections/connections.h"
 #include "notify/notifiers.h"
 #include "tests/support/engine_fixture.h"
+#include "tests/support/factory.h"
 #include "tests/support/hook_receiver.h"
 
 namespace peto {
@@ -32,28 +33,21 @@ class AnnounceOverlapTest : public testing::EngineTest {
   }
 
   // Accounts with one webhook each and kReminders reminders due a minute ago
-  // by the real clock (the processes run on it).
+  // by the real clock (the processes run on it), made by the domain on that clock.
   void seed(const std::string& hook_url) {
     Millis now = system_clock().now_ms();
+    testing::Factory make(db(), system_clock());
     connections::Connections connections(db(), system_clock(), config_);
     std::vector<std::int64_t> owners;
     for (int a = 0; a < kAccounts; ++a) {
-      owners.push_back(db().query("INSERT INTO users (email, password_hash, created_at,"
-                                  " updated_at) VALUES (?, 'x', ?, ?) RETURNING id",
-                                  {"u" + std::to_string(a) + "@example.com", now, now})[0]
-                           .int_at(0));
+      owners.push_back(make.account("u" + std::to_string(a) + "@example.com"));
       auto made = connections.create(owners.back(), "webhook", "hook",
                                      {{"url", hook_url}, {"secret", kSecret}});
       ASSERT_TRUE(std::holds_alternative<connections::Connection>(made));
     }
-    store::with_write(*db().acquire(), [&](store::Conn& c) {
-      for (int i = 0; i < kReminders; ++i)
-        c.query(
-            "INSERT INTO reminders (owner_id, title, due_at, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            {owners[static_cast<std::size_t>(i % kAccounts)], "r" + std::to_string(i), now - 60'000,
-             now, now});
-    });
+    for (int i = 0; i < kReminders; ++i)
+      make.reminder(owners[static_cast<std::size_t>(i % kAccounts)], "r" + std::to_string(i),
+                    now - 60'000);
   }
 
   // Four schedulers at once; true when all exited 0.

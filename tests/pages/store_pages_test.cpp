@@ -12,9 +12,8 @@
 #include <string>
 
 #include "connections/connections.h"
-#include "core/token.h"
-#include "media/copies.h"
 #include "media/sigv4.h"
+#include "tests/support/factory.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
 #include "tests/support/site_fixture.h"
@@ -43,22 +42,11 @@ class StorePagesTest : public peto::testing::SiteTest {
 
   fs::path root() const { return config_.local_store_root(); }
 
-  // A document of ana's with its copies planned, as the Documents service
-  // leaves one.
+  // A document of ana's, uploaded through the Documents service, which plans
+  // its copies.
   std::int64_t document(const std::string& bytes) {
-    fs::create_directories(fs::path(config_.media_dir()) / "documents");
-    std::ofstream(fs::path(config_.media_dir()) / "documents/1.bin", std::ios::binary) << bytes;
-    auto id =
-        db_->query(
-               "INSERT INTO uploads (file, size, sha256, created_at, owner_id, title,"
-               " filename, content_type, updated_at)"
-               " VALUES ('documents/1.bin', ?, ?, 0, ?, 'CV', 'cv.pdf', 'application/pdf', 0)"
-               " RETURNING id",
-               {static_cast<std::int64_t>(bytes.size()), sha256_hex(bytes), ana_->account().id})[0]
-            .int_at(0);
-    auto conn = db_->acquire();
-    media::plan_copies_in(*conn, ana_->account().id, id, clock_.now_ms());
-    return id;
+    return peto::testing::Factory(*db_, clock_)
+        .document(config_, ana_->account().id, bytes, {.filename = "cv.pdf", .title = "CV"});
   }
 
   std::unique_ptr<SignedInClient> ana_, ben_;

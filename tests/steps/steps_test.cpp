@@ -8,6 +8,7 @@
 #include "steps/scrub.h"
 #include "steps/sweep.h"
 #include "tests/support/engine_fixture.h"
+#include "tests/support/factory.h"
 
 namespace peto {
 namespace {
@@ -83,6 +84,8 @@ TEST_P(StepsTest, SweepSwitchedOffTakesNoGate) {
 }
 
 TEST_P(StepsTest, SweepRemovesOnlyOldFilesNoRowNames) {
+  // Raw: rows that only name files the test placed at chosen ages; Documents
+  // names the files it stores itself.
   db().query("INSERT INTO uploads (file) VALUES ('cv/named.pdf'), ('old-named.pdf')");
   media_file("cv/named.pdf", 48h);
   media_file("old-named.pdf", 100h);
@@ -113,6 +116,8 @@ TEST_P(StepsTest, SweepStepHonoursGraceOfAtLeastAnHour) {
 }
 
 // Uploads whose files match what was recorded (size and SHA-256 of "x").
+// Raw: a thousand rows at a chosen verified_at, and files the test writes
+// itself; Documents stores a new upload as never checked (verified_at 0).
 void add_uploads(store::Db& db, int n, Millis verified_at = 0) {
   store::with_write(*db.acquire(), [&](store::Conn& c) {
     for (int i = 0; i < n; ++i)
@@ -184,10 +189,8 @@ TEST_P(StepsTest, PurgeRemovesOnlyExpiredRowsOncePerHour) {
 }
 
 TEST_P(StepsTest, PurgeDropsIdempotencyKeysOlderThanADay) {
-  auto user = db().query(
-                      "INSERT INTO users (email, password_hash, created_at, updated_at)"
-                      " VALUES ('ana@example.com', 'x', 0, 0) RETURNING id")[0]
-                  .int_at(0);
+  auto user = testing::Factory(db(), clock_).account("ana@example.com");
+  // Raw: the API writes these around a request; here they need chosen ages.
   auto key = [&](const std::string& k, std::int64_t at) {
     db().query(
         "INSERT INTO api_idempotency (owner_id, key, request_hash, status, response, created_at)"

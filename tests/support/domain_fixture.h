@@ -22,6 +22,7 @@
 #include "domain/records.h"
 #include "store/migrate.h"
 #include "tests/support/backends.h"
+#include "tests/support/factory.h"
 
 namespace peto::testing {
 
@@ -34,11 +35,9 @@ class MigratedTest : public BackendTest {
     ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
   }
 
-  // Creates a (non-admin unless it is the first) account; returns its id.
-  std::int64_t account(const std::string& email) {
-    domain::Accounts accounts(db(), clock_);
-    return std::get<domain::Account>(accounts.create(email, "correct horse battery", false)).id;
-  }
+  // Creates a (non-admin unless it is the first) account with the password
+  // Factory::kPassword; returns its id.
+  std::int64_t account(const std::string& email) { return Factory(db(), clock_).account(email); }
 
   FakeClock clock_;  // 2027-01-15T08:00:00Z
 };

@@ -15,6 +15,7 @@
 #include "sync/syncs.h"
 #include "tests/support/dav_server.h"
 #include "tests/support/engine_fixture.h"
+#include "tests/support/factory.h"
 
 namespace peto {
 namespace {
@@ -58,12 +59,7 @@ class SyncTest : public testing::EngineTest {
   Millis now() const { return clock_.now_ms(); }
 
   std::int64_t account(const std::string& email) {
-    return db()
-        .query(
-            "INSERT INTO users (email, password_hash, active, created_at, updated_at)"
-            " VALUES (?, 'x', 1, ?, ?) RETURNING id",
-            {email, now(), now()})[0]
-        .int_at(0);
+    return testing::Factory(db(), clock_).account(email);
   }
 
   std::int64_t connect(const std::string& plugin, const std::string& url,
