@@ -34,27 +34,19 @@ void add_application_status(Api& api, const Shared& res) {
                 {"required", {"status"}},
                 {"additionalProperties", false}});
   api_answer(op, 200, "The application as it is now", schema_ref("Application"));
-  api.add({.method = "POST",
-           .pattern = "/api/v1/applications/{id}/status",
-           .area = kind.name,
-           .write = true,
-           .operation = op,
-           .handler =
-               [res, &kind](ApiCall& c) {
-                 BodyFields body(c.body);
-                 domain::StatusChange change;
-                 change.to = body.text("status", true, 40).value_or("");
-                 change.note = body.text("note").value_or("");
-                 change.end_reason = body.text("end_reason", false, 40).value_or("");
-                 change.applied_at = body.time("applied_at");
-                 change.actor = c.actor();
-                 if (FieldErrors errors = body.finish(); !errors.empty())
-                   return res->api->invalid(c.request, errors);
-                 return res->written(c.request, kind,
-                                     res->apps.change_status_in(*c.tx, c.owner(), c.id, change),
-                                     200);
-               },
-           .id_kind = kind.name});
+  add_record_action(api, kind, "status", op, [res, &kind](ApiCall& c) {
+    BodyFields body(c.body);
+    domain::StatusChange change;
+    change.to = body.text("status", true, 40).value_or("");
+    change.note = body.text("note").value_or("");
+    change.end_reason = body.text("end_reason", false, 40).value_or("");
+    change.applied_at = body.time("applied_at");
+    change.actor = c.actor();
+    if (FieldErrors errors = body.finish(); !errors.empty())
+      return res->api->invalid(c.request, errors);
+    return res->written(c.request, kind, res->apps.change_status_in(*c.tx, c.owner(), c.id, change),
+                        200);
+  });
 }
 
 // The timeline: read it, or add an event of one's own to it.
@@ -95,34 +87,26 @@ void add_application_timeline(Api& api, const Shared& res) {
                 {"required", {"kind", "summary"}},
                 {"additionalProperties", false}});
   api_answer(op, 201, "The new event", schema_ref("Event"));
-  api.add({.method = "POST",
-           .pattern = "/api/v1/applications/{id}/timeline",
-           .area = kind.name,
-           .write = true,
-           .operation = op,
-           .handler =
-               [res, &kind](ApiCall& c) {
-                 BodyFields body(c.body);
-                 domain::NewEvent event;
-                 event.kind = body.text("kind", true, 40).value_or("");
-                 event.summary = body.text("summary", true, 4000).value_or("");
-                 event.body = body.text("body").value_or("");
-                 event.occurred_at = body.time("occurred_at");
-                 event.actor = c.actor();
-                 if (FieldErrors errors = body.finish(); !errors.empty())
-                   return res->api->invalid(c.request, errors);
-                 auto added = res->apps.add_in(*c.tx, c.owner(), c.id, event);
-                 if (auto* errors = std::get_if<FieldErrors>(&added))
-                   return res->api->invalid(c.request, *errors);
-                 if (std::holds_alternative<domain::NotFound>(added))
-                   return res->missing(c.request, kind);
-                 std::int64_t event_id = std::get<std::int64_t>(added);
-                 auto events = res->apps.timeline_in(*c.tx, c.owner(), c.id);
-                 for (auto& e : events.value_or(std::vector<Record>{}))
-                   if (e["id"] == event_id) return Response::json(201, api_event(std::move(e)));
-                 return res->missing(c.request, kind);
-               },
-           .id_kind = kind.name});
+  add_record_action(api, kind, "timeline", op, [res, &kind](ApiCall& c) {
+    BodyFields body(c.body);
+    domain::NewEvent event;
+    event.kind = body.text("kind", true, 40).value_or("");
+    event.summary = body.text("summary", true, 4000).value_or("");
+    event.body = body.text("body").value_or("");
+    event.occurred_at = body.time("occurred_at");
+    event.actor = c.actor();
+    if (FieldErrors errors = body.finish(); !errors.empty())
+      return res->api->invalid(c.request, errors);
+    auto added = res->apps.add_in(*c.tx, c.owner(), c.id, event);
+    if (auto* errors = std::get_if<FieldErrors>(&added))
+      return res->api->invalid(c.request, *errors);
+    if (std::holds_alternative<domain::NotFound>(added)) return res->missing(c.request, kind);
+    std::int64_t event_id = std::get<std::int64_t>(added);
+    auto events = res->apps.timeline_in(*c.tx, c.owner(), c.id);
+    for (auto& e : events.value_or(std::vector<Record>{}))
+      if (e["id"] == event_id) return Response::json(201, api_event(std::move(e)));
+    return res->missing(c.request, kind);
+  });
 }
 
 // An application's tags: read them, or replace the whole set.
@@ -163,41 +147,33 @@ void add_application_tags(Api& api, const Shared& res) {
                 {"required", {"tag_ids"}},
                 {"additionalProperties", false}});
   api_answer(op, 200, "Its tags now", tag_list);
-  api.add({.method = "POST",
-           .pattern = "/api/v1/applications/{id}/tags",
-           .area = kind.name,
-           .write = true,
-           .operation = op,
-           .handler =
-               [res, answer, &kind](ApiCall& c) {
-                 FieldErrors errors;
-                 std::vector<std::int64_t> ids;
-                 for (const auto& [name, value] : c.body.items()) {
-                   if (name != "tag_ids") {
-                     errors.add(name, "error_unknown_field");
-                   } else if (!value.is_array() || value.size() > 100) {
-                     errors.add(name, "error_type");
-                   } else {
-                     for (const auto& v : value)
-                       if (v.is_number_integer())
-                         ids.push_back(v.get<std::int64_t>());
-                       else
-                         errors.add(name, "error_type");
-                   }
-                 }
-                 if (!c.body.contains("tag_ids")) errors.add("tag_ids", "error_required");
-                 if (!errors.empty()) return res->api->invalid(c.request, errors);
-                 auto set = res->apps.set_tags_in(*c.tx, c.owner(), c.id, ids);
-                 if (auto* refused = std::get_if<FieldErrors>(&set)) {
-                   FieldErrors renamed;
-                   for (const auto& [_, code] : refused->by_field) renamed.add("tag_ids", code);
-                   return res->api->invalid(c.request, renamed);
-                 }
-                 if (std::holds_alternative<domain::NotFound>(set))
-                   return res->missing(c.request, kind);
-                 return answer(c, *c.tx);
-               },
-           .id_kind = kind.name});
+  add_record_action(api, kind, "tags", op, [res, answer, &kind](ApiCall& c) {
+    FieldErrors errors;
+    std::vector<std::int64_t> ids;
+    for (const auto& [name, value] : c.body.items()) {
+      if (name != "tag_ids") {
+        errors.add(name, "error_unknown_field");
+      } else if (!value.is_array() || value.size() > 100) {
+        errors.add(name, "error_type");
+      } else {
+        for (const auto& v : value)
+          if (v.is_number_integer())
+            ids.push_back(v.get<std::int64_t>());
+          else
+            errors.add(name, "error_type");
+      }
+    }
+    if (!c.body.contains("tag_ids")) errors.add("tag_ids", "error_required");
+    if (!errors.empty()) return res->api->invalid(c.request, errors);
+    auto set = res->apps.set_tags_in(*c.tx, c.owner(), c.id, ids);
+    if (auto* refused = std::get_if<FieldErrors>(&set)) {
+      FieldErrors renamed;
+      for (const auto& [_, code] : refused->by_field) renamed.add("tag_ids", code);
+      return res->api->invalid(c.request, renamed);
+    }
+    if (std::holds_alternative<domain::NotFound>(set)) return res->missing(c.request, kind);
+    return answer(c, *c.tx);
+  });
 }
 
 }  // namespace

@@ -39,6 +39,17 @@ json api_event(Record e) {
   return e;
 }
 
+void add_record_action(Api& api, const Kind& kind, const std::string& action, json op,
+                       ApiHandler handler) {
+  api.add({.method = "POST",
+           .pattern = "/api/v1/" + kind.name + "/{id}/" + action,
+           .area = kind.name,
+           .write = true,
+           .operation = std::move(op),
+           .handler = std::move(handler),
+           .id_kind = kind.name});
+}
+
 namespace {
 
 void add_get(Api& api, const Shared& res, const Kind& kind) {
@@ -137,21 +148,13 @@ void add_reminder_done(Api& api, const Shared& res) {
             {"additionalProperties", false}},
            false);
   api_answer(op, 200, "The reminder as it is now", schema_ref("Reminder"));
-  api.add({.method = "POST",
-           .pattern = "/api/v1/reminders/{id}/done",
-           .area = kind.name,
-           .write = true,
-           .operation = op,
-           .handler =
-               [res, &kind](ApiCall& c) {
-                 BodyFields body(c.body);
-                 bool done = body.boolean("done").value_or(true);
-                 if (FieldErrors errors = body.finish(); !errors.empty())
-                   return res->api->invalid(c.request, errors);
-                 return res->written(c.request, kind,
-                                     res->apps.set_done_in(*c.tx, c.owner(), c.id, done), 200);
-               },
-           .id_kind = kind.name});
+  add_record_action(api, kind, "done", op, [res, &kind](ApiCall& c) {
+    BodyFields body(c.body);
+    bool done = body.boolean("done").value_or(true);
+    if (FieldErrors errors = body.finish(); !errors.empty())
+      return res->api->invalid(c.request, errors);
+    return res->written(c.request, kind, res->apps.set_done_in(*c.tx, c.owner(), c.id, done), 200);
+  });
 }
 
 void add_interview_outcome(Api& api, const Shared& res) {
@@ -164,22 +167,14 @@ void add_interview_outcome(Api& api, const Shared& res) {
                 {"required", {"outcome"}},
                 {"additionalProperties", false}});
   api_answer(op, 200, "The interview as it is now", schema_ref("Interview"));
-  api.add({.method = "POST",
-           .pattern = "/api/v1/interviews/{id}/outcome",
-           .area = kind.name,
-           .write = true,
-           .operation = op,
-           .handler =
-               [res, &kind](ApiCall& c) {
-                 BodyFields body(c.body);
-                 std::string outcome = body.text("outcome", true, 40).value_or("");
-                 if (FieldErrors errors = body.finish(); !errors.empty())
-                   return res->api->invalid(c.request, errors);
-                 return res->written(c.request, kind,
-                                     res->apps.set_outcome_in(*c.tx, c.owner(), c.id, outcome),
-                                     200);
-               },
-           .id_kind = kind.name});
+  add_record_action(api, kind, "outcome", op, [res, &kind](ApiCall& c) {
+    BodyFields body(c.body);
+    std::string outcome = body.text("outcome", true, 40).value_or("");
+    if (FieldErrors errors = body.finish(); !errors.empty())
+      return res->api->invalid(c.request, errors);
+    return res->written(c.request, kind, res->apps.set_outcome_in(*c.tx, c.owner(), c.id, outcome),
+                        200);
+  });
 }
 
 json me_answer(const domain::Account& a, const domain::ApiToken& token) {

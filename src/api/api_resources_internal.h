@@ -120,6 +120,10 @@ struct Resources {
 
 using Shared = std::shared_ptr<Resources>;
 
+// POST /api/v1/<kind>/{id}/<action>: a change to one of the owner's records
+// (its status, an outcome, its tags…), documented by `op`; needs <kind>:write.
+void add_record_action(Api& api, const domain::Kind& kind, const std::string& action,
+                       nlohmann::json op, ApiHandler handler);
 // GET /api/v1/<kind> (api_lists.cpp).
 void add_list(Api& api, const Shared& res, const domain::Kind& kind);
 // POST /api/v1/applications (api_applications.cpp), in place of the generic create.
