@@ -159,6 +159,26 @@ struct Staged {
   FileSum sum;
 };
 
+// PostgreSQL: where each identity column's sequence stands, so that a
+// restore goes on numbering after the copied rows.
+nlohmann::json identity_sequences(store::Conn& c) {
+  nlohmann::json sequences = nlohmann::json::array();
+  for (const auto& r :
+       c.query("SELECT table_name, column_name, pg_get_serial_sequence(quote_ident(table_name),"
+               " column_name) AS sequence_name FROM information_schema.columns"
+               " WHERE table_schema = current_schema()"
+               " AND is_identity = 'YES' ORDER BY table_name, column_name")) {
+    if (r.is_null("sequence_name")) continue;
+    auto v = c.query("SELECT last_value, is_called FROM " + r.text("sequence_name"));
+    std::string called = v[0].text("is_called");
+    sequences.push_back({{"table", r.text("table_name")},
+                         {"column", r.text("column_name")},
+                         {"value", v[0].int_at("last_value")},
+                         {"is_called", called == "t" || called == "1" || called == "true"}});
+  }
+  return sequences;
+}
+
 // Dumps the database into `dir` (db/…); fills the manifest's engine part.
 std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::json& manifest) {
   std::vector<Staged> out;
@@ -223,22 +243,8 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
       out.push_back({name, file, sum});
       tables.push_back({{"name", table}, {"columns", columns}, {"file", name}});
     }
-    nlohmann::json sequences = nlohmann::json::array();
-    for (const auto& r :
-         c.query("SELECT table_name, column_name, pg_get_serial_sequence(quote_ident(table_name),"
-                 " column_name) AS sequence_name FROM information_schema.columns"
-                 " WHERE table_schema = current_schema()"
-                 " AND is_identity = 'YES' ORDER BY table_name, column_name")) {
-      if (r.is_null("sequence_name")) continue;
-      auto v = c.query("SELECT last_value, is_called FROM " + r.text("sequence_name"));
-      std::string called = v[0].text("is_called");
-      sequences.push_back({{"table", r.text("table_name")},
-                           {"column", r.text("column_name")},
-                           {"value", v[0].int_at("last_value")},
-                           {"is_called", called == "t" || called == "1" || called == "true"}});
-    }
+    manifest["sequences"] = identity_sequences(c);
     manifest["tables"] = tables;
-    manifest["sequences"] = sequences;
   });
   return out;
 }

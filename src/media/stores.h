@@ -81,9 +81,15 @@ struct PutResult {
   static PutResult sent(std::string id, std::string url) {
     return {{plugin::Outcome::Kind::done, "", std::nullopt, false}, std::move(id), std::move(url)};
   }
-  static PutResult declined(std::string why) { return of(plugin::Outcome::Kind::final, why); }
-  static PutResult failed(std::string why) { return of(plugin::Outcome::Kind::retry, why); }
-  static PutResult unusable(std::string why) { return of(plugin::Outcome::Kind::unusable, why); }
+  static PutResult declined(std::string why) {
+    return of(plugin::Outcome::Kind::final, std::move(why));
+  }
+  static PutResult failed(std::string why) {
+    return of(plugin::Outcome::Kind::retry, std::move(why));
+  }
+  static PutResult unusable(std::string why) {
+    return of(plugin::Outcome::Kind::unusable, std::move(why));
+  }
   bool stored() const { return outcome.kind == plugin::Outcome::Kind::done; }
 
  private:
