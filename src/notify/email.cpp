@@ -287,7 +287,7 @@ void set_message_options(CURL* c, const std::string& mail_from, curl_slist* rcpt
 // The plugin::Outcome of a transfer on `c` that ended with `rc`, not CURLE_OK:
 // failed (to be retried) or final when the server refused the recipient.
 plugin::Outcome failure_of(CURL* c, CURLcode rc, const char* error_text, const MailServer& server,
-                      const std::string& rcpt) {
+                           const std::string& rcpt) {
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
   std::string detail = error_text[0] != 0 ? error_text : curl_easy_strerror(rc);
@@ -295,7 +295,7 @@ plugin::Outcome failure_of(CURL* c, CURLcode rc, const char* error_text, const M
   switch (rc) {
     case CURLE_OPERATION_TIMEDOUT:
       return outcome(Kind::retry, "The mail server " + server.host + " did not answer within " +
-                                          std::to_string(kTimeoutMs / 1000) + " s.");
+                                      std::to_string(kTimeoutMs / 1000) + " s.");
     case CURLE_COULDNT_CONNECT:
       return outcome(Kind::retry,
                      "Could not connect to the mail server " + server.host + ": " + detail + ".");
@@ -303,15 +303,15 @@ plugin::Outcome failure_of(CURL* c, CURLcode rc, const char* error_text, const M
       // The instance's account at its mail server, not this connection: an
       // administrator can mend it before the retries run out.
       return outcome(Kind::retry, "The mail server " + server.host +
-                                          " refused peto's user name or password; the "
-                                          "administrator should check PETO_SMTP_URL.");
+                                      " refused peto's user name or password; the "
+                                      "administrator should check PETO_SMTP_URL.");
     default:
       break;
   }
   plugin::Outcome r;
   if (code >= 500 && code < 600) {
     r = outcome(Kind::final, "The mail server refused the message for " + rcpt + " (" +
-                                    std::to_string(code) + "): " + detail + ".");
+                                 std::to_string(code) + "): " + detail + ".");
   } else {
     r = outcome(Kind::retry,
                 "Sending the e-mail through " + server.host + " failed: " + detail + ".");
@@ -321,7 +321,7 @@ plugin::Outcome failure_of(CURL* c, CURLcode rc, const char* error_text, const M
 }
 
 plugin::Outcome deliver(const MailServer& server, const std::string& ip, const std::string& from,
-                   const std::string& rcpt, const std::string& message) {
+                        const std::string& rcpt, const std::string& message) {
   static std::once_flag init;
   std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   std::unique_ptr<CURL, CurlFree> h(curl_easy_init());
@@ -345,8 +345,8 @@ plugin::Outcome deliver(const MailServer& server, const std::string& ip, const s
   CURLcode rc = curl_easy_perform(c);
   if (pin.refused)
     return outcome(plugin::Outcome::Kind::final, "peto refused to connect to the mail server " +
-                                                   server.host +
-                                                   " at an address it had not checked.");
+                                                     server.host +
+                                                     " at an address it had not checked.");
   if (rc == CURLE_OK) return outcome(plugin::Outcome::Kind::done, "");
   return failure_of(c, rc, error_text, server, rcpt);
 }
@@ -374,7 +374,7 @@ class Email final : public Notifier {
   }
 
   plugin::Outcome send(const Notification& n, const nlohmann::json& config, const Recipient& to,
-                  const SendContext& ctx) const override {
+                       const SendContext& ctx) const override {
     using Kind = plugin::Outcome::Kind;
     if (ctx.config.smtp_url.empty())
       return outcome(Kind::final,

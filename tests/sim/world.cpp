@@ -31,9 +31,9 @@
 #include "formats/ical.h"
 #include "media/copies.h"
 #include "notify/notification.h"
+#include "tests/sim/sim.h"
 #include "tests/support/dav_server.h"
 #include "tests/support/store_servers.h"
-#include "tests/sim/sim.h"
 #include "tests/support/web_server.h"
 
 namespace peto::sim {
