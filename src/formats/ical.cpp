@@ -25,7 +25,6 @@ constexpr std::size_t kMaxDepth = 16;
 constexpr std::int64_t kHourMs = 3600 * 1000;
 
 using text::is_blank;
-using text::lower;
 using text::upper;
 
 using text::trimmed;

@@ -38,6 +38,7 @@ engine::StepResult Closing::run(engine::PassContext& ctx) {
       auto soon = domain::due::closing_listings(*conn, to.id, today, horizon);
       if (soon.empty()) continue;
       std::vector<std::int64_t> ids;
+      ids.reserve(soon.size());
       for (const auto& l : soon) ids.push_back(l.listing.id);
       std::int64_t told = store::with_write(*conn, [&](store::Conn& c) {
         auto claimed = domain::due::claim_closing(c, ids);

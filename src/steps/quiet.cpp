@@ -27,6 +27,7 @@ engine::StepResult Quiet::run(engine::PassContext& ctx) {
       auto fresh = domain::due::quiet_applications(*conn, to.id, cutoff);
       if (fresh.empty()) continue;
       std::vector<std::int64_t> ids;
+      ids.reserve(fresh.size());
       for (const auto& q : fresh) ids.push_back(q.application.id);
       std::int64_t told = store::with_write(*conn, [&](store::Conn& c) {
         auto claimed = domain::due::claim_quiet(c, ids, now);

@@ -25,8 +25,6 @@ constexpr std::string_view kXmlType = "application/xml; charset=utf-8";
 // from the token of the last one, next time.
 constexpr int kMaxSyncPages = 100;
 
-using text::trimmed;
-
 // Percent-encodes the bytes a URI reference may not hold as they are (a
 // space, a control or non-ASCII byte, `"<>\^`{|}`), keeping everything else
 // (existing escapes included) as written.
