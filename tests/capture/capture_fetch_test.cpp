@@ -30,7 +30,7 @@ class CaptureFetchTest : public peto::testing::SiteTest {
  protected:
   void SetUp() override {
     SiteTest::SetUp();
-    if (HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) return;
     site_router_.add("GET", "/robots.txt",
                      [this](web::Request&) { return web::Response::text(200, robots_); });
     site_router_.add("GET", "/jobs/{name}", [](web::Request& r) {
@@ -55,7 +55,7 @@ class CaptureFetchTest : public peto::testing::SiteTest {
           if (ip == kStandIn) return std::pair<std::string, int>("127.0.0.1", port);
           return std::nullopt;
         });
-    records_ = std::make_unique<domain::Records>(*db_, clock_);
+    records_ = std::make_unique<domain::Records>(db(), clock_);
     owner_ = std::get<domain::Account>(
                  site_->accounts().create("ana@example.com", "correct horse battery", false))
                  .id;
@@ -66,7 +66,7 @@ class CaptureFetchTest : public peto::testing::SiteTest {
     auto made = capture_page(*records_, owner_, url, "", "web");
     EXPECT_TRUE(std::holds_alternative<domain::Capture>(made));
     const auto id = std::get<domain::Capture>(made)["id"].get<std::int64_t>();
-    auto rows = db_->query(
+    auto rows = db().query(
         "SELECT id, kind, payload, owner_id FROM tasks WHERE kind = ? ORDER BY id DESC LIMIT 1",
         {std::string(kFetchTask)});
     EXPECT_FALSE(rows.empty());
@@ -75,7 +75,7 @@ class CaptureFetchTest : public peto::testing::SiteTest {
     task.kind = rows[0].text(1);
     task.payload = rows[0].text(2);
     task.owner = rows[0].int_at(3);
-    auto result = run_fetch(*db_, clock_, *http_, task, options);
+    auto result = run_fetch(db(), clock_, *http_, task, options);
     EXPECT_TRUE(result.is_ok());
     return *domain::Captures(*records_).get(owner_, id);
   }
@@ -88,8 +88,8 @@ class CaptureFetchTest : public peto::testing::SiteTest {
   std::int64_t owner_ = 0;
 };
 
-TEST_F(CaptureFetchTest, ThePageIsReadForReviewAndKept) {
-  KeptPages pages(*db_, clock_, config_.pages_dir());
+TEST_P(CaptureFetchTest, ThePageIsReadForReviewAndKept) {
+  KeptPages pages(db(), clock_, config_.pages_dir());
   FetchOptions keep;
   keep.pages = &pages;
   domain::Capture c = fetch("http://jobs.example/jobs/sre", keep);
@@ -100,14 +100,14 @@ TEST_F(CaptureFetchTest, ThePageIsReadForReviewAndKept) {
   EXPECT_EQ(c["parser"], "json-ld");
   // Read in the background, so the person is told it is ready.
   auto notice =
-      db_->query("SELECT event, title, url FROM inbox_notices WHERE owner_id = ?", {owner_});
+      db().query("SELECT event, title, url FROM inbox_notices WHERE owner_id = ?", {owner_});
   ASSERT_EQ(notice.size(), 1u);
   EXPECT_EQ(notice[0].text(0), "capture_received");
   EXPECT_EQ(notice[0].text(1), "Page captured: Site Reliability Engineer at Vltava Cloud");
   EXPECT_EQ(notice[0].text(2), "/captures/" + std::to_string(c["id"].get<std::int64_t>()));
 }
 
-TEST_F(CaptureFetchTest, RobotsTxtIsHonouredUnlessSwitchedOff) {
+TEST_P(CaptureFetchTest, RobotsTxtIsHonouredUnlessSwitchedOff) {
   robots_ = "User-agent: *\nDisallow: /jobs/\n";
   domain::Capture refused = fetch("http://jobs.example/jobs/sre");
   EXPECT_EQ(refused["status"], "failed");
@@ -117,13 +117,13 @@ TEST_F(CaptureFetchTest, RobotsTxtIsHonouredUnlessSwitchedOff) {
   EXPECT_EQ(fetch("http://jobs.example/jobs/sre?again=1", off)["status"], "pending");
 }
 
-TEST_F(CaptureFetchTest, AMissingPageFailsWithTheReason) {
+TEST_P(CaptureFetchTest, AMissingPageFailsWithTheReason) {
   domain::Capture c = fetch("http://jobs.example/jobs/gone");
   EXPECT_EQ(c["status"], "failed");
   EXPECT_NE(c["error"].get<std::string>().find("404"), std::string::npos) << c.dump();
 }
 
-TEST_F(CaptureFetchTest, PrivateAddressesAreNeverFetched) {
+TEST_P(CaptureFetchTest, PrivateAddressesAreNeverFetched) {
   // A loopback address, even with private destinations allowed for the rest of peto.
   config_.allow_private_destinations = true;
   domain::Capture direct =
@@ -138,6 +138,8 @@ TEST_F(CaptureFetchTest, PrivateAddressesAreNeverFetched) {
       << redirected.dump();
   EXPECT_EQ(redirected["error"], direct["error"]);
 }
+
+PETO_BOTH_BACKENDS(CaptureFetchTest);
 
 }  // namespace
 }  // namespace peto::capture

@@ -59,7 +59,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-TEST_F(AccountsHttpTest, SignInSetsASafeCookieAndRotatesTheSession) {
+TEST_P(AccountsHttpTest, SignInSetsASafeCookieAndRotatesTheSession) {
   make("ana@example.com");
   auto form = get("/signin?next=/profile");
   ASSERT_EQ(form.status, 200);
@@ -91,7 +91,7 @@ TEST_F(AccountsHttpTest, SignInSetsASafeCookieAndRotatesTheSession) {
   EXPECT_EQ(get("/profile", second).status, 200);
 }
 
-TEST_F(AccountsHttpTest, FollowsOnlyLocalNextPaths) {
+TEST_P(AccountsHttpTest, FollowsOnlyLocalNextPaths) {
   make("ana@example.com");
   for (const char* evil :
        {"//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"}) {
@@ -101,7 +101,7 @@ TEST_F(AccountsHttpTest, FollowsOnlyLocalNextPaths) {
   }
 }
 
-TEST_F(AccountsHttpTest, WrongPasswordShowsTheFormAgain) {
+TEST_P(AccountsHttpTest, WrongPasswordShowsTheFormAgain) {
   make("ana@example.com");
   auto r = sign_in("ana@example.com", "not my password at all");
   EXPECT_EQ(r.status, 200);
@@ -115,7 +115,7 @@ TEST_F(AccountsHttpTest, WrongPasswordShowsTheFormAgain) {
   EXPECT_TRUE(contains(unknown.body, "do not match an account"));
 }
 
-TEST_F(AccountsHttpTest, SignedOutVisitorsAreSentToSignIn) {
+TEST_P(AccountsHttpTest, SignedOutVisitorsAreSentToSignIn) {
   auto r = get("/profile?x=1");
   EXPECT_EQ(r.status, 303);
   EXPECT_EQ(r.header("Location"), "/signin?next=/profile%3Fx%3D1");
@@ -124,13 +124,13 @@ TEST_F(AccountsHttpTest, SignedOutVisitorsAreSentToSignIn) {
   EXPECT_EQ(post_r.status, 303);
 }
 
-TEST_F(AccountsHttpTest, SessionsExpireAfterFourteenDays) {
+TEST_P(AccountsHttpTest, SessionsExpireAfterFourteenDays) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   clock_.advance(std::chrono::hours(14 * 24));
   EXPECT_EQ(ana.get("/profile").status, 303);
 }
 
-TEST_F(AccountsHttpTest, UnsafeRequestsNeedTheCsrfToken) {
+TEST_P(AccountsHttpTest, UnsafeRequestsNeedTheCsrfToken) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   std::string body = form_body({{"language", "fr"},
                                 {"time_zone", "Europe/Lisbon"},
@@ -158,7 +158,7 @@ TEST_F(AccountsHttpTest, UnsafeRequestsNeedTheCsrfToken) {
   EXPECT_EQ(accounts().find(ana.account().id)->time_zone, "Europe/Lisbon");
 }
 
-TEST_F(AccountsHttpTest, TheEleventhSignInAttemptInAMinuteIsRefused) {
+TEST_P(AccountsHttpTest, TheEleventhSignInAttemptInAMinuteIsRefused) {
   make("ana@example.com");
   clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);  // early in a minute
   for (int i = 0; i < 10; ++i) {
@@ -174,7 +174,7 @@ TEST_F(AccountsHttpTest, TheEleventhSignInAttemptInAMinuteIsRefused) {
   EXPECT_EQ(ok.status, 303);
 }
 
-TEST_F(AccountsHttpTest, SignInIsAlsoLimitedPerAccount) {
+TEST_P(AccountsHttpTest, SignInIsAlsoLimitedPerAccount) {
   make("ana@example.com");
   clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);
   // Each attempt from another address: only the account's counter stops them.
@@ -192,7 +192,7 @@ TEST_F(AccountsHttpTest, SignInIsAlsoLimitedPerAccount) {
   EXPECT_EQ(attempt(12, "bo@example.com"), 200) << "other accounts are not held up";
 }
 
-TEST_F(AccountsHttpTest, SignOutEndsTheSession) {
+TEST_P(AccountsHttpTest, SignOutEndsTheSession) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   auto r = ana.post_form("/signout", {});
   EXPECT_EQ(r.status, 303);
@@ -201,7 +201,7 @@ TEST_F(AccountsHttpTest, SignOutEndsTheSession) {
   EXPECT_EQ(ana.get("/profile").status, 303);
 }
 
-TEST_F(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
+TEST_P(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   auto page = ana.get("/profile");
   ASSERT_EQ(page.status, 200);
@@ -255,7 +255,7 @@ TEST_F(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
   EXPECT_TRUE(contains(french.body, "Se déconnecter"));
 }
 
-TEST_F(AccountsHttpTest, ChangesThePassword) {
+TEST_P(AccountsHttpTest, ChangesThePassword) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   auto wrong = ana.post_form("/profile/password", {{"current", "not the password"},
                                                    {"new", "a brand new password"},
@@ -281,7 +281,7 @@ TEST_F(AccountsHttpTest, ChangesThePassword) {
   EXPECT_EQ(sign_in("ana@example.com", "a brand new password").status, 303);
 }
 
-TEST_F(AccountsHttpTest, InviteFlow) {
+TEST_P(AccountsHttpTest, InviteFlow) {
   SignedInClient admin(port(), accounts(), "admin@example.com");
   ASSERT_TRUE(admin.account().is_admin);
   EXPECT_EQ(admin.get("/admin/invites").status, 200);
@@ -333,7 +333,7 @@ TEST_F(AccountsHttpTest, InviteFlow) {
   EXPECT_EQ(get(bound_path).status, 404);
 }
 
-TEST_F(AccountsHttpTest, TheAdminPageIsNotFoundForOthers) {
+TEST_P(AccountsHttpTest, TheAdminPageIsNotFoundForOthers) {
   make("admin@example.com");
   SignedInClient bo(port(), accounts(), "bo@example.com");
   ASSERT_FALSE(bo.account().is_admin);
@@ -345,7 +345,7 @@ TEST_F(AccountsHttpTest, TheAdminPageIsNotFoundForOthers) {
   EXPECT_FALSE(contains(bo.get("/profile").body, "href=\"/admin/invites\""));
 }
 
-TEST_F(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {
+TEST_P(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   auto unconfirmed = ana.post_form("/profile/deactivate", {});
   EXPECT_EQ(unconfirmed.status, 422);
@@ -359,7 +359,7 @@ TEST_F(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {
   EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 200);
 }
 
-TEST_F(AccountsHttpTest, SecurityHeadersOnEveryPage) {
+TEST_P(AccountsHttpTest, SecurityHeadersOnEveryPage) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   std::vector<ClientResponse> answers = {get("/signin"),           get("/invite/nope"),
                                          get("/no/such/page"),     ana.get("/profile"),
@@ -377,7 +377,7 @@ TEST_F(AccountsHttpTest, SecurityHeadersOnEveryPage) {
   EXPECT_TRUE(contains(answers[4].body, "action=\"/signout\""));
 }
 
-TEST_F(AccountsHttpTest, PublicPagesFollowTheBrowserLanguage) {
+TEST_P(AccountsHttpTest, PublicPagesFollowTheBrowserLanguage) {
   auto fr = http_request(port(), "GET", "/signin", "", {{"Accept-Language", "fr-FR,fr;q=0.9"}});
   EXPECT_TRUE(contains(fr.body, "<html lang=\"fr\">"));
   EXPECT_TRUE(contains(fr.body, "Se connecter"));
@@ -385,6 +385,8 @@ TEST_F(AccountsHttpTest, PublicPagesFollowTheBrowserLanguage) {
   EXPECT_TRUE(contains(en.body, "<html lang=\"en\">"));
   EXPECT_TRUE(contains(en.body, "Sign in to peto"));
 }
+
+PETO_BOTH_BACKENDS(AccountsHttpTest);
 
 }  // namespace
 }  // namespace peto::web

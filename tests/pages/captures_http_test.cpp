@@ -36,7 +36,7 @@ class CapturesHttpTest : public peto::testing::SiteTest {
   }
 };
 
-TEST_F(CapturesHttpTest, PasteReviewCorrectAndSave) {
+TEST_P(CapturesHttpTest, PasteReviewCorrectAndSave) {
   SignedInClient ana = person("ana@example.com");
   ASSERT_EQ(ana.get("/captures").status, 200);
   ClientResponse made =
@@ -67,14 +67,14 @@ TEST_F(CapturesHttpTest, PasteReviewCorrectAndSave) {
                                         {"apply", "1"}});
   ASSERT_EQ(saved.status, 303) << saved.body;
   EXPECT_TRUE(saved.header("Location").starts_with("/applications/"));
-  auto listing = db_->query("SELECT role, closes_on FROM listings");
+  auto listing = db().query("SELECT role, closes_on FROM listings");
   ASSERT_EQ(listing.size(), 1u);
   EXPECT_EQ(listing[0].text(0), "Senior Data Engineer") << "the correction wins";
   EXPECT_EQ(count("applications"), 1);
   EXPECT_EQ(count("listing_events"), 1);
 
   // The listing's history names the capture it came from.
-  auto listing_id = db_->query("SELECT id FROM listings")[0].int_at(0);
+  auto listing_id = db().query("SELECT id FROM listings")[0].int_at(0);
   ClientResponse shown = ana.get("/listings/" + std::to_string(listing_id));
   ASSERT_EQ(shown.status, 200);
   EXPECT_NE(shown.body.find("Saved from jobs.example/de-1"), std::string::npos);
@@ -86,7 +86,7 @@ TEST_F(CapturesHttpTest, PasteReviewCorrectAndSave) {
   EXPECT_EQ(count("listings"), 1);
 }
 
-TEST_F(CapturesHttpTest, TheBookmarkletOpensThePageWithTheLinkFilledIn) {
+TEST_P(CapturesHttpTest, TheBookmarkletOpensThePageWithTheLinkFilledIn) {
   SignedInClient ana = person("ana@example.com");
   ClientResponse page = ana.get("/captures?url=https%3A%2F%2Fjobs.example%2Fx%3Fa%3D1");
   ASSERT_EQ(page.status, 200);
@@ -99,7 +99,7 @@ TEST_F(CapturesHttpTest, TheBookmarkletOpensThePageWithTheLinkFilledIn) {
   EXPECT_NE(bookmark.find("encodeURIComponent(location.href)"), std::string::npos) << bookmark;
 }
 
-TEST_F(CapturesHttpTest, TheProfileOffersTheBookmarkletToo) {
+TEST_P(CapturesHttpTest, TheProfileOffersTheBookmarkletToo) {
   SignedInClient ana = person("ana@example.com");
   ClientResponse profile = ana.get("/profile");
   ASSERT_EQ(profile.status, 200);
@@ -107,7 +107,7 @@ TEST_F(CapturesHttpTest, TheProfileOffersTheBookmarkletToo) {
   EXPECT_NE(profile.body.find("http://127.0.0.1/captures?url="), std::string::npos);
 }
 
-TEST_F(CapturesHttpTest, AnInvalidReviewKeepsWhatWasTypedAndSavesNothing) {
+TEST_P(CapturesHttpTest, AnInvalidReviewKeepsWhatWasTypedAndSavesNothing) {
   SignedInClient ana = person("ana@example.com");
   const std::int64_t id =
       id_in(ana.post_form("/captures", {{"url", "https://jobs.example/de-1"}, {"html", kPage}}));
@@ -123,11 +123,11 @@ TEST_F(CapturesHttpTest, AnInvalidReviewKeepsWhatWasTypedAndSavesNothing) {
   EXPECT_EQ(count("listings"), 0);
 }
 
-TEST_F(CapturesHttpTest, ALinkWaitsForItsErrandAndLooksAgain) {
+TEST_P(CapturesHttpTest, ALinkWaitsForItsErrandAndLooksAgain) {
   SignedInClient ana = person("ana@example.com");
   ClientResponse made = ana.post_form("/captures", {{"url", "https://jobs.example/de-2"}});
   ASSERT_EQ(made.status, 303) << made.body;
-  auto task = db_->query("SELECT kind, owner_id, payload FROM tasks");
+  auto task = db().query("SELECT kind, owner_id, payload FROM tasks");
   ASSERT_EQ(task.size(), 1u);
   EXPECT_EQ(task[0].text(0), capture::kFetchTask);
   EXPECT_EQ(task[0].int_at(1), ana.account().id);
@@ -136,7 +136,7 @@ TEST_F(CapturesHttpTest, ALinkWaitsForItsErrandAndLooksAgain) {
   EXPECT_EQ(waiting.header("Refresh"), "3");
 }
 
-TEST_F(CapturesHttpTest, BadLinksAreRefusedWithTheFormKept) {
+TEST_P(CapturesHttpTest, BadLinksAreRefusedWithTheFormKept) {
   SignedInClient ana = person("ana@example.com");
   for (const char* url : {"", "ftp://jobs.example/1", "javascript:alert(1)", "jobs.example"}) {
     ClientResponse r = ana.post_form("/captures", {{"url", url}});
@@ -147,7 +147,7 @@ TEST_F(CapturesHttpTest, BadLinksAreRefusedWithTheFormKept) {
   EXPECT_EQ(count("tasks"), 0);
 }
 
-TEST_F(CapturesHttpTest, ADiscardedPageIsRecognisedAndOthersCannotTouchIt) {
+TEST_P(CapturesHttpTest, ADiscardedPageIsRecognisedAndOthersCannotTouchIt) {
   SignedInClient ana = person("ana@example.com");
   SignedInClient bob = person("bob@example.com");
   const std::int64_t first =
@@ -163,7 +163,7 @@ TEST_F(CapturesHttpTest, ADiscardedPageIsRecognisedAndOthersCannotTouchIt) {
   EXPECT_NE(seen.body.find("You saved this page before."), std::string::npos);
 }
 
-TEST_F(CapturesHttpTest, ThirtyCapturesAnHour) {
+TEST_P(CapturesHttpTest, ThirtyCapturesAnHour) {
   SignedInClient ana = person("ana@example.com");
   for (int i = 0; i < 30; ++i) {
     ClientResponse r = ana.post_form(
@@ -180,6 +180,8 @@ TEST_F(CapturesHttpTest, ThirtyCapturesAnHour) {
       ana.post_form("/captures", {{"url", "https://jobs.example/31"}, {"html", kPage}}).status,
       303);
 }
+
+PETO_BOTH_BACKENDS(CapturesHttpTest);
 
 }  // namespace
 }  // namespace peto::web

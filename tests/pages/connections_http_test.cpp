@@ -72,14 +72,14 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
     // Before anything builds a Connections: the key its SecretBox derives from.
     config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
     SiteTest::SetUp();
-    if (HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) return;
     ana_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
     ben_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
   }
 
-  connections::Connections connections() { return connections::Connections(*db_, clock_, config_); }
+  connections::Connections connections() { return connections::Connections(db(), clock_, config_); }
 
   // A webhook connection of `owner` made directly (not through the page).
   std::int64_t webhook(std::int64_t owner, const std::string& url = "https://hooks.example/peto",
@@ -93,7 +93,7 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
   }
 
   std::string secret_of(std::int64_t id) {
-    auto conn = db_->acquire();
+    auto conn = db().acquire();
     auto full = connections().full_config(*conn, id);
     return full ? full->value("secret", "") : "";
   }
@@ -101,7 +101,7 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
   // Every stored column of every connection, as text: equal means unchanged.
   std::string snapshot() {
     std::string out;
-    for (const auto& row : db_->query("SELECT id, owner_id, label, config, enabled, last_ok_at, "
+    for (const auto& row : db().query("SELECT id, owner_id, label, config, enabled, last_ok_at, "
                                       "last_error, updated_at"
                                       " FROM connections ORDER BY id")) {
       for (std::size_t i = 0; i < row.size(); ++i) out += row[i].as_text() + "|";
@@ -117,7 +117,7 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
   std::unique_ptr<SignedInClient> ana_, ben_;
 };
 
-TEST_F(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {
+TEST_P(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {
   auto empty = ana_->get("/profile/connections");
   ASSERT_EQ(empty.status, 200) << empty.body;
   EXPECT_TRUE(contains(empty.body, "You have no connections yet."));
@@ -150,7 +150,7 @@ TEST_F(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {
   EXPECT_EQ(made.header("Location"), "/profile/connections?done=added");
   ASSERT_EQ(count("connections"), 1);
 
-  auto stored = db_->query("SELECT id, config, secrets_encrypted FROM connections");
+  auto stored = db().query("SELECT id, config, secrets_encrypted FROM connections");
   const std::int64_t id = stored[0].int_at(0);
   EXPECT_FALSE(contains(stored[0].text(1), kSecret));
   EXPECT_FALSE(stored[0].text(2).empty());
@@ -179,7 +179,7 @@ TEST_F(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {
     EXPECT_FALSE(contains(page->body, kSecret)) << "the secret is never shown back";
 }
 
-TEST_F(ConnectionsHttpTest, ABlankSecretOnEditKeepsTheStoredOne) {
+TEST_P(ConnectionsHttpTest, ABlankSecretOnEditKeepsTheStoredOne) {
   std::int64_t id = webhook(ana_->account().id);
   auto saved = ana_->post_form(path(id), {{"label", "Renamed"},
                                           {"config_url", "https://hooks.example/other"},
@@ -205,7 +205,7 @@ TEST_F(ConnectionsHttpTest, ABlankSecretOnEditKeepsTheStoredOne) {
   EXPECT_TRUE(connections().get(ana_->account().id, id)->enabled);
 }
 
-TEST_F(ConnectionsHttpTest, BadInputIs422WithTheFieldErrorAndWritesNothing) {
+TEST_P(ConnectionsHttpTest, BadInputIs422WithTheFieldErrorAndWritesNothing) {
   const std::string typed = "typed-secret-long-enough-1";
   auto bad_url = ana_->post_form(
       "/profile/connections/new?plugin=webhook",
@@ -240,7 +240,7 @@ TEST_F(ConnectionsHttpTest, BadInputIs422WithTheFieldErrorAndWritesNothing) {
   EXPECT_EQ(secret_of(id), kSecret);
 }
 
-TEST_F(ConnectionsHttpTest, AnotherAccountsConnectionIsTheNotFoundPage) {
+TEST_P(ConnectionsHttpTest, AnotherAccountsConnectionIsTheNotFoundPage) {
   std::int64_t bens = webhook(ben_->account().id, "https://hooks.example/ben", "Ben's");
   std::string before = snapshot();
   EXPECT_EQ(ana_->get(path(bens)).status, 404);
@@ -256,7 +256,7 @@ TEST_F(ConnectionsHttpTest, AnotherAccountsConnectionIsTheNotFoundPage) {
   EXPECT_FALSE(contains(ana_->get("/profile/connections").body, "hooks.example/ben"));
 }
 
-TEST_F(ConnectionsHttpTest, DeleteRemovesTheConnection) {
+TEST_P(ConnectionsHttpTest, DeleteRemovesTheConnection) {
   std::int64_t id = webhook(ana_->account().id);
   auto gone = ana_->post_form(path(id, "/delete"), {});
   ASSERT_EQ(gone.status, 303);
@@ -269,7 +269,7 @@ TEST_F(ConnectionsHttpTest, DeleteRemovesTheConnection) {
   EXPECT_EQ(count("connections"), 1);
 }
 
-TEST_F(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
+TEST_P(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
   config_.allow_private_destinations = true;  // the receiver is on 127.0.0.1
   Receiver receiver;
   std::int64_t id = webhook(ana_->account().id, receiver.url("/hook"));
@@ -296,6 +296,8 @@ TEST_F(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
   EXPECT_TRUE(contains(ana_->get("/profile/connections").body, c->last_error));
 }
 
+PETO_BOTH_BACKENDS(ConnectionsHttpTest);
+
 class InboxHttpTest : public ConnectionsHttpTest {
  protected:
   void announce(const std::string& title, const std::string& key) {
@@ -307,13 +309,13 @@ class InboxHttpTest : public ConnectionsHttpTest {
     n.body = "Body of " + title;
     n.url = "/reminders";
     n.key = key;
-    auto conn = db_->acquire();
+    auto conn = db().acquire();
     outbox.announce(*conn, to, n, {});
     clock_.advance(std::chrono::minutes(1));
   }
 };
 
-TEST_F(InboxHttpTest, TheBellCountsUnreadNoticesAndTheInboxReadsThem) {
+TEST_P(InboxHttpTest, TheBellCountsUnreadNoticesAndTheInboxReadsThem) {
   auto quiet = ana_->get("/profile");
   ASSERT_EQ(quiet.status, 200);
   EXPECT_TRUE(contains(quiet.body, "href=\"/inbox\""));
@@ -339,13 +341,15 @@ TEST_F(InboxHttpTest, TheBellCountsUnreadNoticesAndTheInboxReadsThem) {
   EXPECT_TRUE(contains(inbox.body, "Body of Send the portfolio"));
   EXPECT_TRUE(contains(inbox.body, "aria-current=\"page\""));
   EXPECT_TRUE(contains(inbox.body, "Inbox, no unread notices")) << "read as it is shown";
-  auto conn = db_->acquire();
+  auto conn = db().acquire();
   EXPECT_EQ(notify::Outbox::unread(*conn, ana_->account().id), 0);
   EXPECT_TRUE(contains(ana_->get("/profile").body, "Inbox, no unread notices"));
 
   announce("One more", "reminder:4");
   EXPECT_TRUE(contains(ana_->get("/profile").body, "Inbox, 1 unread notice<"));
 }
+
+PETO_BOTH_BACKENDS(InboxHttpTest);
 
 }  // namespace
 }  // namespace peto::web

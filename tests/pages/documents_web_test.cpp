@@ -91,7 +91,7 @@ class DocumentsWebTest : public testing::SiteTest {
   }
 };
 
-TEST_F(DocumentsWebTest, AnUploadIsStoredAndServedOnlyAsAnAttachment) {
+TEST_P(DocumentsWebTest, AnUploadIsStoredAndServedOnlyAsAnAttachment) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   auto form = ana.get("/documents/new");
   ASSERT_EQ(form.status, 200);
@@ -101,7 +101,7 @@ TEST_F(DocumentsWebTest, AnUploadIsStoredAndServedOnlyAsAnAttachment) {
                   "Åsa CV.pdf", kPdf);
   ASSERT_EQ(r.status, 303) << r.body;
   std::int64_t id = id_from(r);
-  auto row = db_->query("SELECT title, kind, size, sha256, content_type, file FROM uploads");
+  auto row = db().query("SELECT title, kind, size, sha256, content_type, file FROM uploads");
   ASSERT_EQ(row.size(), 1u);
   EXPECT_EQ(row[0].text(0), "CV (en)");
   EXPECT_EQ(row[0].text(1), "cv");
@@ -136,7 +136,7 @@ TEST_F(DocumentsWebTest, AnUploadIsStoredAndServedOnlyAsAnAttachment) {
   EXPECT_EQ(conn.request("GET", "/healthz").status, 200);
 }
 
-TEST_F(DocumentsWebTest, SomebodyElsesDocumentIsTheNotFoundPageAndFile) {
+TEST_P(DocumentsWebTest, SomebodyElsesDocumentIsTheNotFoundPageAndFile) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   auto ben = SignedInClient::with_session(port(), site_->accounts(), "ben@example.com");
   auto r = upload(ana, "/documents/new", {{"title", "Mine"}}, "cv.pdf", kPdf);
@@ -153,7 +153,7 @@ TEST_F(DocumentsWebTest, SomebodyElsesDocumentIsTheNotFoundPageAndFile) {
   EXPECT_EQ(ana.get(base + "/file").status, 200);
 }
 
-TEST_F(DocumentsWebTest, TooLargeIs413AndNothingIsWritten) {
+TEST_P(DocumentsWebTest, TooLargeIs413AndNothingIsWritten) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   // Over the limit and the envelope's margin: refused as the body arrives.
   auto huge = upload(ana, "/documents/new", {{"title", "Big"}}, "big.pdf",
@@ -169,7 +169,7 @@ TEST_F(DocumentsWebTest, TooLargeIs413AndNothingIsWritten) {
   EXPECT_EQ(files_written(), std::vector<std::string>{});
 }
 
-TEST_F(DocumentsWebTest, AnAnonymousUploadIsRefusedBeforeItsBodyIsRead) {
+TEST_P(DocumentsWebTest, AnAnonymousUploadIsRefusedBeforeItsBodyIsRead) {
   // Only the header and a little of the body are sent: the answer must not
   // wait for the rest, and nothing is spooled.
   for (const std::string cookie : {"", "not-a-live-session"}) {
@@ -184,7 +184,7 @@ TEST_F(DocumentsWebTest, AnAnonymousUploadIsRefusedBeforeItsBodyIsRead) {
   EXPECT_EQ(count("uploads"), 0);
 }
 
-TEST_F(DocumentsWebTest, SpooledUploadsArePrivateToTheServer) {
+TEST_P(DocumentsWebTest, SpooledUploadsArePrivateToTheServer) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   fs::path tmp = fs::path(config_.data_dir) / "tmp";
   fs::create_directories(tmp);
@@ -204,13 +204,13 @@ TEST_F(DocumentsWebTest, SpooledUploadsArePrivateToTheServer) {
   EXPECT_FALSE(fs::exists(spooled[0]));
 }
 
-TEST_F(DocumentsWebTest, UploadsInFlightAreCappedServerWide) {
+TEST_P(DocumentsWebTest, UploadsInFlightAreCappedServerWide) {
   // A server of its own: one streamed route taking 1000 bytes, so four
   // uploads fill the budget.
   web::Router router;
   router.add_streamed(
       "POST", "/up", [](web::Request&) { return web::Response::text(200, "ok\n"); },
-      web::Spool{(dir_.path() / "capped").string(), 1000, "too large"});
+      web::Spool{(dir() / "capped").string(), 1000, "too large"});
   testing::WebServer server(router);
   std::vector<std::unique_ptr<testing::TestConnection>> open;
   for (int i = 0; i < 4; ++i) {
@@ -231,7 +231,7 @@ TEST_F(DocumentsWebTest, UploadsInFlightAreCappedServerWide) {
   EXPECT_EQ(sixth.read_response().status, 100);
 }
 
-TEST_F(DocumentsWebTest, RefusedTypesAndMissingCsrfWriteNothing) {
+TEST_P(DocumentsWebTest, RefusedTypesAndMissingCsrfWriteNothing) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   auto html = upload(ana, "/documents/new", {{"title", "Page"}}, "cv.pdf",
                      "<!DOCTYPE html><html><body><script>alert(1)</script></body></html>");
@@ -253,9 +253,9 @@ TEST_F(DocumentsWebTest, RefusedTypesAndMissingCsrfWriteNothing) {
   EXPECT_EQ(files_written(), std::vector<std::string>{});
 }
 
-TEST_F(DocumentsWebTest, VersionsAndRecordAsSentOnTheApplicationPage) {
+TEST_P(DocumentsWebTest, VersionsAndRecordAsSentOnTheApplicationPage) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
-  domain::Records records(*db_, clock_);
+  domain::Records records(db(), clock_);
   domain::Input c;
   c.values = {{"name", "Acme"}};
   auto company =
@@ -284,7 +284,7 @@ TEST_F(DocumentsWebTest, VersionsAndRecordAsSentOnTheApplicationPage) {
   ASSERT_EQ(v2r.status, 303) << v2r.body;
   std::int64_t v2 = id_from(v2r);
   EXPECT_NE(v1, v2);
-  EXPECT_EQ(db_->query("SELECT version, replaces FROM uploads WHERE id = ?", {v2})[0].int_at(0), 2);
+  EXPECT_EQ(db().query("SELECT version, replaces FROM uploads WHERE id = ?", {v2})[0].int_at(0), 2);
 
   auto page = ana.get("/applications/" + std::to_string(app));
   ASSERT_EQ(page.status, 200);
@@ -297,6 +297,8 @@ TEST_F(DocumentsWebTest, VersionsAndRecordAsSentOnTheApplicationPage) {
   auto listing_page = ana.get("/listings/" + std::to_string(listing["id"].get<std::int64_t>()));
   EXPECT_NE(listing_page.body.find("/documents/new?listing="), std::string::npos);
 }
+
+PETO_BOTH_BACKENDS(DocumentsWebTest);
 
 }  // namespace
 }  // namespace peto

@@ -52,21 +52,21 @@ class ExportsWebTest : public testing::SiteTest {
   }
   // Runs the waiting export errand as the worker would.
   void run_errand() {
-    engine::Queue queue(*db_, clock_);
+    engine::Queue queue(db(), clock_);
     auto tasks = queue.claim("default", "test-worker", 10, std::chrono::minutes(5));
     ASSERT_EQ(tasks.size(), 1u);
     ASSERT_EQ(tasks[0].kind, media::kExportTask);
-    auto done = media::run_export_task(*db_, clock_, config_, tasks[0].id, tasks[0].owner);
+    auto done = media::run_export_task(db(), clock_, config_, tasks[0].id, tasks[0].owner);
     ASSERT_TRUE(done) << done.status().message();
     ASSERT_TRUE(queue.finish(tasks[0], "test-worker", *done));
   }
 };
 
-TEST_F(ExportsWebTest, TheErrandsArchiveIsTheOwnersForADay) {
+TEST_P(ExportsWebTest, TheErrandsArchiveIsTheOwnersForADay) {
   config_.background_work = true;
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   auto ben = SignedInClient::with_session(port(), site_->accounts(), "ben@example.com");
-  app::load_demo(*db_, clock_, ana.account().id);
+  app::load_demo(db(), clock_, ana.account().id);
 
   auto profile = ana.get("/profile");
   EXPECT_NE(profile.body.find("href=\"/profile/export\""), std::string::npos);
@@ -102,7 +102,7 @@ TEST_F(ExportsWebTest, TheErrandsArchiveIsTheOwnersForADay) {
   auto imported = upload(ben, file.body);
   EXPECT_EQ(imported.status, 200) << imported.body;
   EXPECT_NE(imported.body.find("Imported "), std::string::npos) << imported.body;
-  EXPECT_EQ(count("listings"), 2 * db_->query("SELECT COUNT(*) FROM listings WHERE owner_id = ?",
+  EXPECT_EQ(count("listings"), 2 * db().query("SELECT COUNT(*) FROM listings WHERE owner_id = ?",
                                               {ana.account().id})[0]
                                        .int_at(0));
 
@@ -110,12 +110,12 @@ TEST_F(ExportsWebTest, TheErrandsArchiveIsTheOwnersForADay) {
   clock_.advance(std::chrono::hours(25));
   EXPECT_EQ(ana.get(link).status, 404);
   EXPECT_EQ(download_link(ana.get("/profile/export").body), "");
-  EXPECT_EQ(media::reap_archives(*db_, config_.exports_dir(), clock_.now_ms()), 1);
+  EXPECT_EQ(media::reap_archives(db(), config_.exports_dir(), clock_.now_ms()), 1);
   EXPECT_EQ(count("export_archives"), 0);
   EXPECT_TRUE(fs::is_empty(config_.exports_dir()));
 }
 
-TEST_F(ExportsWebTest, WithoutAWorkerTheArchiveIsWrittenAtOnce) {
+TEST_P(ExportsWebTest, WithoutAWorkerTheArchiveIsWrittenAtOnce) {
   config_.background_work = false;
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   ASSERT_EQ(ana.post_form("/profile/export", {}).status, 303);
@@ -123,7 +123,7 @@ TEST_F(ExportsWebTest, WithoutAWorkerTheArchiveIsWrittenAtOnce) {
   EXPECT_NE(download_link(ana.get("/profile/export").body), "");
 }
 
-TEST_F(ExportsWebTest, ARefusedImportChangesNothing) {
+TEST_P(ExportsWebTest, ARefusedImportChangesNothing) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   auto form = ana.get("/profile/import");
   ASSERT_EQ(form.status, 200);
@@ -136,7 +136,7 @@ TEST_F(ExportsWebTest, ARefusedImportChangesNothing) {
   EXPECT_EQ(count("companies"), 0);
 
   // An account with records needs the box ticked.
-  app::load_demo(*db_, clock_, ana.account().id);
+  app::load_demo(db(), clock_, ana.account().id);
   config_.background_work = false;
   ASSERT_EQ(ana.post_form("/profile/export", {}).status, 303);
   auto archive = ana.get(download_link(ana.get("/profile/export").body));
@@ -151,6 +151,8 @@ TEST_F(ExportsWebTest, ARefusedImportChangesNothing) {
   for (const auto& e : fs::recursive_directory_iterator(fs::path(config_.data_dir) / "tmp"))
     EXPECT_FALSE(e.is_regular_file()) << e.path();
 }
+
+PETO_BOTH_BACKENDS(ExportsWebTest);
 
 }  // namespace
 }  // namespace peto

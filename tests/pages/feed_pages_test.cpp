@@ -65,9 +65,9 @@ class FeedPagesTest : public peto::testing::SiteTest {
  protected:
   void SetUp() override {
     SiteTest::SetUp();
-    if (HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) return;
     config_.public_url = "https://peto.example/";
-    records_ = std::make_unique<domain::Records>(*db_, clock_);
+    records_ = std::make_unique<domain::Records>(db(), clock_);
     ana_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
     ben_ = std::make_unique<SignedInClient>(
@@ -99,7 +99,7 @@ class FeedPagesTest : public peto::testing::SiteTest {
         make(owner, "reminders", {{"title", "Call back, " + role}, {"due_at", "2027-01-20T10:00"}});
     json done = make(owner, "reminders",
                      {{"title", "Done already " + role}, {"due_at", "2027-01-10T10:00"}});
-    db_->query("UPDATE reminders SET done_at = ? WHERE id = ?",
+    db().query("UPDATE reminders SET done_at = ? WHERE id = ?",
                {clock_.now_ms(), done["id"].get<std::int64_t>()});
     return {interview, open, done};
   }
@@ -118,7 +118,7 @@ class FeedPagesTest : public peto::testing::SiteTest {
   std::unique_ptr<SignedInClient> ben_;
 };
 
-TEST_F(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) {
+TEST_P(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) {
   auto ana = calendar_of(ana_->account().id, "Backend engineer");
   auto ben = calendar_of(ben_->account().id, "Secret role");
   (void)create_feed(*ben_);
@@ -145,7 +145,7 @@ TEST_F(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) 
   auto events = events_of(feed.body);
   ASSERT_EQ(events.size(), 2u) << feed.body;
   auto uid =
-      db_->query("SELECT uid FROM interviews WHERE id = ?", {ana[0]["id"].get<std::int64_t>()});
+      db().query("SELECT uid FROM interviews WHERE id = ?", {ana[0]["id"].get<std::int64_t>()});
   const formats::CalItem& interview = events[0].uid == uid[0].text(0) ? events[0] : events[1];
   const formats::CalItem& reminder = &interview == &events[0] ? events[1] : events[0];
   EXPECT_EQ(interview.uid, uid[0].text(0)) << "the interview's own uid";
@@ -171,7 +171,7 @@ TEST_F(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) 
   EXPECT_EQ(again[1].uid, events[1].uid);
 }
 
-TEST_F(FeedPagesTest, TheProfileShowsTheSectionButNeverTheAddress) {
+TEST_P(FeedPagesTest, TheProfileShowsTheSectionButNeverTheAddress) {
   auto before = ana_->get("/profile");
   ASSERT_EQ(before.status, 200);
   EXPECT_TRUE(contains(before.body, "<h2 id=\"profile-feed-title\">Calendar feed</h2>"))
@@ -207,7 +207,7 @@ TEST_F(FeedPagesTest, TheProfileShowsTheSectionButNeverTheAddress) {
       << "in the profile's language and time zone";
 }
 
-TEST_F(FeedPagesTest, RevokingAnswers404) {
+TEST_P(FeedPagesTest, RevokingAnswers404) {
   calendar_of(ana_->account().id, "Engineer");
   std::string path = create_feed(*ana_);
   ASSERT_EQ(http_request(port(), "GET", path).status, 200);
@@ -225,7 +225,7 @@ TEST_F(FeedPagesTest, RevokingAnswers404) {
   EXPECT_TRUE(contains(page.body, ">Create a feed address</button>"));
 }
 
-TEST_F(FeedPagesTest, ReplacingStopsTheOldAddress) {
+TEST_P(FeedPagesTest, ReplacingStopsTheOldAddress) {
   calendar_of(ana_->account().id, "Engineer");
   std::string old_path = create_feed(*ana_);
   std::string new_path = create_feed(*ana_);
@@ -237,7 +237,7 @@ TEST_F(FeedPagesTest, ReplacingStopsTheOldAddress) {
   EXPECT_EQ(count("calendar_feeds"), 1);
 }
 
-TEST_F(FeedPagesTest, MadeUpTokensAndInactiveAccountsGetNothing) {
+TEST_P(FeedPagesTest, MadeUpTokensAndInactiveAccountsGetNothing) {
   calendar_of(ana_->account().id, "Engineer");
   std::string path = create_feed(*ana_);
   std::string token = path.substr(7, 64);
@@ -257,7 +257,7 @@ TEST_F(FeedPagesTest, MadeUpTokensAndInactiveAccountsGetNothing) {
   EXPECT_EQ(http_request(port(), "GET", path).status, 200);
 }
 
-TEST_F(FeedPagesTest, FormsNeedASessionAndTheCsrfToken) {
+TEST_P(FeedPagesTest, FormsNeedASessionAndTheCsrfToken) {
   const std::vector<std::pair<std::string, std::string>> form = {
       {"Content-Type", "application/x-www-form-urlencoded"}};
   EXPECT_EQ(ana_->request("POST", "/profile/feed", "", form).status, 403);
@@ -270,6 +270,8 @@ TEST_F(FeedPagesTest, FormsNeedASessionAndTheCsrfToken) {
   EXPECT_EQ(signed_out.header("Location").rfind("/signin", 0), 0u);
   EXPECT_EQ(count("calendar_feeds"), 1);
 }
+
+PETO_BOTH_BACKENDS(FeedPagesTest);
 
 }  // namespace
 }  // namespace peto::web

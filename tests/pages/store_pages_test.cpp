@@ -33,7 +33,7 @@ class StorePagesTest : public peto::testing::SiteTest {
   void SetUp() override {
     config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
     SiteTest::SetUp();
-    if (HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) return;
     ana_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
     ben_ = std::make_unique<SignedInClient>(
@@ -45,14 +45,14 @@ class StorePagesTest : public peto::testing::SiteTest {
   // A document of ana's, uploaded through the Documents service, which plans
   // its copies.
   std::int64_t document(const std::string& bytes) {
-    return peto::testing::Factory(*db_, clock_)
+    return peto::testing::Factory(db(), clock_)
         .document(config_, ana_->account().id, bytes, {.filename = "cv.pdf", .title = "CV"});
   }
 
   std::unique_ptr<SignedInClient> ana_, ben_;
 };
 
-TEST_F(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
+TEST_P(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
   auto list = ana_->get("/profile/connections");
   ASSERT_EQ(list.status, 200);
   EXPECT_TRUE(contains(list.body, "href=\"/profile/connections/new?plugin=local\""));
@@ -73,7 +73,7 @@ TEST_F(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
   auto made = ana_->post_form("/profile/connections/new?plugin=local",
                               {{"label", "Archive"}, {"config_folder", "ana"}});
   ASSERT_EQ(made.status, 303) << made.body;
-  auto row = db_->query("SELECT id, kind, plugin, config FROM connections")[0];
+  auto row = db().query("SELECT id, kind, plugin, config FROM connections")[0];
   EXPECT_EQ(row.text(1), "store");
   EXPECT_EQ(row.text(2), "local");
   EXPECT_FALSE(contains(row.text(3), "event_"));
@@ -85,12 +85,12 @@ TEST_F(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
   EXPECT_TRUE(fs::exists(root() / "ana" / "peto-test.txt"));
 }
 
-TEST_F(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
-  auto made = connections::Connections(*db_, clock_, config_)
+TEST_P(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
+  auto made = connections::Connections(db(), clock_, config_)
                   .create(ana_->account().id, "local", "Archive", {{"folder", "ana"}});
   ASSERT_TRUE(std::holds_alternative<connections::Connection>(made));
   auto doc = document("%PDF bytes");
-  auto copy = db_->query("SELECT id FROM document_copies")[0].int_at(0);
+  auto copy = db().query("SELECT id FROM document_copies")[0].int_at(0);
   const std::string action =
       "/documents/" + std::to_string(doc) + "/copies/" + std::to_string(copy) + "/send";
 
@@ -100,12 +100,12 @@ TEST_F(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
                             {})
                 .status,
             404);
-  EXPECT_EQ(db_->query("SELECT status FROM document_copies")[0].text(0), "pending");
+  EXPECT_EQ(db().query("SELECT status FROM document_copies")[0].text(0), "pending");
 
   auto sent = ana_->post_form(action, {});
   ASSERT_EQ(sent.status, 303) << sent.body;
   EXPECT_EQ(sent.header("Location"), "/documents/" + std::to_string(doc) + "?copy=sent");
-  EXPECT_EQ(db_->query("SELECT status FROM document_copies")[0].text(0), "sent");
+  EXPECT_EQ(db().query("SELECT status FROM document_copies")[0].text(0), "sent");
   std::ifstream in(root() / "ana" / (std::to_string(doc) + "-cv.pdf"), std::ios::binary);
   std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(got, "%PDF bytes");
@@ -114,6 +114,8 @@ TEST_F(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
   EXPECT_EQ(ana_->post_form(action, {}).header("Location"),
             "/documents/" + std::to_string(doc) + "?copy=busy");
 }
+
+PETO_BOTH_BACKENDS(StorePagesTest);
 
 }  // namespace
 }  // namespace peto::web

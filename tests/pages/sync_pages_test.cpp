@@ -31,20 +31,16 @@ class SyncPagesTest : public peto::testing::SiteTest {
     config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
     config_.allow_private_destinations = true;  // the DAV server is on 127.0.0.1
     SiteTest::SetUp();
-    if (HasFatalFailure()) return;
+    if (IsSkipped() || HasFatalFailure()) return;
     ana_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
     ben_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
   }
-  std::int64_t count(const std::string& table) {
-    return db_->query("SELECT COUNT(*) FROM " + table)[0].int_at(0);
-  }
-
   std::unique_ptr<SignedInClient> ana_, ben_;
 };
 
-TEST_F(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
+TEST_P(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
   DavServer dav;
   dav.expect_basic("ana", "app-password");
   dav.put_member("/dav/book/carl.vcf",
@@ -76,7 +72,7 @@ TEST_F(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
                                {"config_password", "app-password"},
                                {"config_interval", "15"}});
   ASSERT_EQ(made.status, 303) << made.body;
-  auto row = db_->query("SELECT id, kind, plugin, config FROM connections")[0];
+  auto row = db().query("SELECT id, kind, plugin, config FROM connections")[0];
   EXPECT_EQ(row.text(1), "sync");
   EXPECT_EQ(row.text(2), "carddav");
   EXPECT_TRUE(contains(row.text(3), "\"interval\":\"15\"")) << row.text(3);
@@ -90,11 +86,11 @@ TEST_F(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
   ASSERT_EQ(synced.status, 200) << synced.body;
   EXPECT_TRUE(contains(synced.body, "Synced.")) << synced.body;
   EXPECT_TRUE(contains(synced.body, "1 added here")) << synced.body;
-  EXPECT_EQ(db_->query("SELECT name FROM contacts")[0].text(0), "Carl Berg");
+  EXPECT_EQ(db().query("SELECT name FROM contacts")[0].text(0), "Carl Berg");
   EXPECT_TRUE(contains(ana_->get(page).body, "1 added here")) << "the last report is kept";
 
   // While a run holds the connection's lease, "Sync now" starts nothing.
-  store::Cache cache(*db_, clock_);
+  store::Cache cache(db(), clock_);
   auto held = engine::KeyLease::take(cache, "sync:" + std::to_string(row.int_at(0)),
                                      std::chrono::minutes(15));
   ASSERT_TRUE(held);
@@ -104,6 +100,8 @@ TEST_F(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
   EXPECT_TRUE(contains(busy.body, "syncing already")) << busy.body;
   EXPECT_EQ(dav.count("PROPFIND") + dav.count("REPORT"), asked);
 }
+
+PETO_BOTH_BACKENDS(SyncPagesTest);
 
 }  // namespace
 }  // namespace peto::web

@@ -1,12 +1,15 @@
-// SiteTest: the whole site (every route of add_site_routes) on a fresh, migrated
-// SQLite database in a temp folder, served over real HTTP by a WebServer.
+// SiteTest: the whole site (every route of add_site_routes) on a fresh,
+// migrated database of either backend, served over real HTTP by a WebServer;
+// kept pages and other data go under dir() / "data".
 //
 //   class AccountsHttpTest : public peto::testing::SiteTest {};
-//   TEST_F(AccountsHttpTest, …) { http_request(port(), "GET", "/signin"); … }
+//   TEST_P(AccountsHttpTest, …) { http_request(port(), "GET", "/signin"); … }
+//   PETO_BOTH_BACKENDS(AccountsHttpTest);
 //
-// Password hashing is set to the cheap test cost. A derived fixture that
+// Password hashing is set to the cheap test cost; the FakeClock
+// (2027-01-15T08:00:00Z) is the one the Site reads. A derived fixture that
 // builds more in its own SetUp calls SiteTest::SetUp() first and returns when
-// HasFatalFailure().
+// IsSkipped() || HasFatalFailure().
 #pragma once
 
 #include <gtest/gtest.h>
@@ -30,20 +33,21 @@
 
 namespace peto::testing {
 
-class SiteTest : public ::testing::Test {
+class SiteTest : public BackendTest {
  protected:
   // `version` is what the core pages show in the footer.
   explicit SiteTest(std::string version = "test") : version_(std::move(version)) {}
 
   void SetUp() override {
+    BackendTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     const std::filesystem::path source = PETO_SOURCE_DIR;
     domain::set_password_cost(domain::PasswordCost::test);
-    db_ = store::Db::open("sqlite://" + (dir_.path() / "peto.db").string());
-    ASSERT_TRUE(store::Migrator(*db_, app::migrations()).apply());
+    ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
     web::SiteDeps deps;
-    deps.db = db_.get();
+    deps.db = &db();
     deps.clock = &clock_;
-    config_.data_dir = (dir_.path() / "data").string();  // kept pages, in the test's folder
+    config_.data_dir = (dir() / "data").string();  // kept pages, in the test's folder
     deps.config = &config_;
     deps.templates_dir = source / "templates";
     deps.locales_dir = source / "locales";
@@ -51,23 +55,27 @@ class SiteTest : public ::testing::Test {
     Status loaded = site_->load();
     ASSERT_TRUE(loaded) << loaded.message();
     web::CoreDeps core;
-    core.db = db_.get();
+    core.db = &db();
     core.templates_dir = source / "templates";
     core.version = version_;
     web::add_site_routes(router_, *site_, core);
     web_ = std::make_unique<WebServer>(router_);
   }
 
+  void TearDown() override {
+    web_.reset();  // no request may outlive the database
+    site_.reset();
+    BackendTest::TearDown();
+  }
+
   std::uint16_t port() const { return web_->port(); }
   std::int64_t count(const std::string& table) {
-    return db_->query("SELECT COUNT(*) FROM " + table)[0].int_at(0);
+    return db().query("SELECT COUNT(*) AS n FROM " + table)[0].int_at("n");
   }
 
   std::string version_;
-  TempDir dir_;
   FakeClock clock_;
   Config config_;
-  std::unique_ptr<store::Db> db_;
   std::unique_ptr<web::Site> site_;
   web::Router router_;
   std::unique_ptr<WebServer> web_;
