@@ -16,7 +16,7 @@
 #include "notify/outbox.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
-#include "tests/support/site_fixture.h"
+#include "tests/support/signed_in_pair.h"
 #include "tests/support/web_server.h"
 
 namespace peto::web {
@@ -66,19 +66,8 @@ class Receiver {
   std::unique_ptr<peto::testing::WebServer> server_;
 };
 
-class ConnectionsHttpTest : public peto::testing::SiteTest {
+class ConnectionsHttpTest : public peto::testing::SignedInPairTest {
  protected:
-  void SetUp() override {
-    // Before anything builds a Connections: the key its SecretBox derives from.
-    config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
-    SiteTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    ana_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
-    ben_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
-  }
-
   connections::Connections connections() { return connections::Connections(db(), clock_, config_); }
 
   // A webhook connection of `owner` made directly (not through the page).
@@ -113,8 +102,6 @@ class ConnectionsHttpTest : public peto::testing::SiteTest {
   std::string path(std::int64_t id, const std::string& rest = "") {
     return "/profile/connections/" + std::to_string(id) + rest;
   }
-
-  std::unique_ptr<SignedInClient> ana_, ben_;
 };
 
 TEST_P(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {

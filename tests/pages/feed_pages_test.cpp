@@ -15,7 +15,7 @@
 #include "formats/ical.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
-#include "tests/support/site_fixture.h"
+#include "tests/support/signed_in_pair.h"
 
 namespace peto::web {
 namespace {
@@ -61,17 +61,13 @@ std::vector<formats::CalItem> events_of(const std::string& ics) {
   return out;
 }
 
-class FeedPagesTest : public peto::testing::SiteTest {
+class FeedPagesTest : public peto::testing::SignedInPairTest {
  protected:
   void SetUp() override {
-    SiteTest::SetUp();
+    SignedInPairTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     config_.public_url = "https://peto.example/";
     records_ = std::make_unique<domain::Records>(db(), clock_);
-    ana_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
-    ben_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
   }
 
   json make(std::int64_t owner, const std::string& kind, json values) {
@@ -114,8 +110,6 @@ class FeedPagesTest : public peto::testing::SiteTest {
   }
 
   std::unique_ptr<domain::Records> records_;
-  std::unique_ptr<SignedInClient> ana_;
-  std::unique_ptr<SignedInClient> ben_;
 };
 
 TEST_P(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) {

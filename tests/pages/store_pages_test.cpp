@@ -16,7 +16,7 @@
 #include "tests/support/factory.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
-#include "tests/support/site_fixture.h"
+#include "tests/support/signed_in_pair.h"
 
 namespace peto::web {
 namespace {
@@ -28,18 +28,8 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-class StorePagesTest : public peto::testing::SiteTest {
+class StorePagesTest : public peto::testing::SignedInPairTest {
  protected:
-  void SetUp() override {
-    config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
-    SiteTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    ana_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
-    ben_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
-  }
-
   fs::path root() const { return config_.local_store_root(); }
 
   // A document of ana's, uploaded through the Documents service, which plans
@@ -48,8 +38,6 @@ class StorePagesTest : public peto::testing::SiteTest {
     return peto::testing::Factory(db(), clock_)
         .document(config_, ana_->account().id, bytes, {.filename = "cv.pdf", .title = "CV"});
   }
-
-  std::unique_ptr<SignedInClient> ana_, ben_;
 };
 
 TEST_P(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {

@@ -13,7 +13,7 @@
 #include "tests/support/dav_server.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
-#include "tests/support/site_fixture.h"
+#include "tests/support/signed_in_pair.h"
 
 namespace peto::web {
 namespace {
@@ -25,19 +25,12 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-class SyncPagesTest : public peto::testing::SiteTest {
+class SyncPagesTest : public peto::testing::SignedInPairTest {
  protected:
   void SetUp() override {
-    config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
     config_.allow_private_destinations = true;  // the DAV server is on 127.0.0.1
-    SiteTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    ana_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
-    ben_ = std::make_unique<SignedInClient>(
-        SignedInClient::with_session(port(), site_->accounts(), "ben@example.com"));
+    SignedInPairTest::SetUp();
   }
-  std::unique_ptr<SignedInClient> ana_, ben_;
 };
 
 TEST_P(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
