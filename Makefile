@@ -83,8 +83,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CXX ?= $(shell command -v clang++-16 || command -v clang++)
 FUZZ_CC ?= $(shell command -v clang-16 || command -v clang)
 FUZZ_SYMBOLIZER ?= $(shell command -v llvm-symbolizer-16 || command -v llvm-symbolizer)
-FUZZ_TARGETS ?= capture_posting http_request form_body json_body multipart import_zip cards \
-  dav_multistatus config
+FUZZ_TARGETS ?= capture_posting http_request request_framing form_body json_body multipart \
+  import_zip cards dav_multistatus config
 
 fuzz:
 	@[ -n "$(FUZZ_CXX)" ] || { echo "make fuzz needs clang: apt-get install -y clang-16 libclang-rt-16-dev"; exit 2; }

@@ -129,7 +129,7 @@ void Api::add(ApiRoute route) {
         out.set_header("Cache-Control", "no-store");
         return out;
       },
-      std::move(operation));
+      std::move(operation), kApiMaxBody);
 }
 
 Response Api::run(const ApiRoute& route, Request& r) const {
@@ -183,9 +183,6 @@ Response Api::run(const ApiRoute& route, Request& r) const {
 
   ApiCall call{r, *bearer, nlohmann::json::object(), nullptr, id.value_or(0)};
   if (r.method == "POST" || r.method == "PATCH") {
-    if (r.body.size() > kApiMaxBody)
-      return problem(r, 413, "Content too large",
-                     "The request body is larger than " + std::to_string(kApiMaxBody) + " bytes.");
     if (r.body.find_first_not_of(" \t\r\n") != std::string::npos) {
       if (!is_json_type(r.header("Content-Type")))
         return problem(r, 415, "Unsupported media type", "Send the body as application/json.");

@@ -49,6 +49,8 @@
 
 namespace peto::web {
 
+// The largest API request body; the server refuses a larger one on its
+// headers (Route::max_body_bytes), before reading it.
 inline constexpr std::size_t kApiMaxBody = 256 * 1024;
 inline constexpr std::int64_t kApiRequestsPerHour = 600;
 

@@ -1,4 +1,7 @@
 // `peto serve` and `peto up`: the long-running roles of one process.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -16,6 +19,22 @@
 namespace peto::app {
 
 namespace {
+
+// The open-file limit raised to its ceiling, and how many connections fit in
+// it beside the database, uploads and logs: at most Options' default.
+int connections_that_fit(int wanted) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return wanted;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+    ::getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  constexpr rlim_t kOtherFiles = 128;
+  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= static_cast<rlim_t>(wanted) + kOtherFiles)
+    return wanted;
+  return std::max(16, static_cast<int>(lim.rlim_cur) - static_cast<int>(kOtherFiles));
+}
 
 // Templates and static files: next to the binary's source tree in a build,
 // or PETO_ASSETS_DIR when installed elsewhere.
@@ -58,7 +77,10 @@ int serve_until_stopped(App& app, StopSignals& signals) {
   opts.host = app.config.listen_host;
   opts.port = app.config.listen_port;
   opts.threads = 4;
-  opts.max_body_bytes = static_cast<std::size_t>(app.config.upload_max_mb) << 20;
+  // Forms read into memory keep the default (a few hundred KiB at most);
+  // uploads stream to disk under their route's own limit (PETO_UPLOAD_MAX_MB).
+  opts.trusted_proxies = app.config.trusted_proxies;
+  opts.max_connections = connections_that_fit(opts.max_connections);
   opts.static_dir = assets_dir() / "static";
   web::Server server(opts, router);
   if (Status s = server.start(); !s) {

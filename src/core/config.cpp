@@ -86,6 +86,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_LISTEN", "127.0.0.1:8080", "address the web app listens on"},
       {"PETO_PUBLIC_URL", "(empty)",
        "absolute base for links in messages, e.g. https://peto.example"},
+      {"PETO_TRUSTED_PROXIES", "(empty)",
+       "reverse proxies whose X-Forwarded-For or Forwarded header names the client"},
       {"PETO_SECRET_KEY", "(generated)",
        "at least 32 characters; generated into DATA_DIR/secret_key (mode 0600) if unset"},
       {"PETO_SCRUB_EVERY_DAYS", "7", "days between checks of one upload; 0 = every pass"},
@@ -133,7 +135,8 @@ Status read_storage(const Getenv& env, Config& c) {
   return Status::ok();
 }
 
-// The web side: PETO_LISTEN, PETO_PUBLIC_URL, PETO_SECRET_KEY.
+// The web side: PETO_LISTEN, PETO_PUBLIC_URL, PETO_TRUSTED_PROXIES,
+// PETO_SECRET_KEY.
 Status read_web(const Getenv& env, Config& c) {
   if (auto s = parse_listen(env, &c); !s) return s;
   if (auto v = lookup(env, "PETO_PUBLIC_URL")) {
@@ -142,6 +145,12 @@ Status read_web(const Getenv& env, Config& c) {
     if (!u.empty() && !starts_with(u, "http://") && !starts_with(u, "https://"))
       return bad("PETO_PUBLIC_URL", "an http:// or https:// URL", *v);
     c.public_url = u;
+  }
+  if (auto v = lookup(env, "PETO_TRUSTED_PROXIES")) {
+    auto proxies = AddressSet::parse(*v);
+    if (!proxies)
+      return bad("PETO_TRUSTED_PROXIES", "IP addresses or networks such as 10.0.0.0/8", *v);
+    c.trusted_proxies = std::move(*proxies);
   }
   if (auto v = lookup(env, "PETO_SECRET_KEY")) {
     if (v->size() < 32) return bad("PETO_SECRET_KEY", "at least 32 characters", "(hidden)");

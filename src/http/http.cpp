@@ -49,6 +49,13 @@ Status Request::set_target(std::string_view raw) {
   return Status::ok();
 }
 
+std::string safe_return(std::string_view wanted, std::string_view fallback) {
+  constexpr std::size_t kLongest = 2048;
+  const bool local = !wanted.empty() && wanted.size() <= kLongest && wanted[0] == '/' &&
+                     !wanted.starts_with("//") && boost::urls::parse_origin_form(wanted);
+  return std::string(local ? wanted : fallback);
+}
+
 std::optional<std::string> Request::query_param(std::string_view name) const {
   for (const auto& [k, v] : query) {
     if (k == name) return v;

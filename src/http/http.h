@@ -92,6 +92,14 @@ inline constexpr std::string_view kContentSecurityPolicy =
 // CSP to HTML ones. Headers a handler already set are left alone.
 void add_security_headers(Response& response);
 
+// Where to send the browser after a form: `wanted` when it is a path on this
+// site ("/applications/7?tab=notes"), else `fallback`. Only what
+// Boost.URL reads as an origin-form target (a path and query, no scheme, host
+// or fragment; no space, control character or backslash, so nothing a browser
+// would strip or turn into "//") that starts with one "/" and is at most
+// 2048 bytes. The sign-in form's `next` and every `return_to` pass through it.
+std::string safe_return(std::string_view wanted, std::string_view fallback);
+
 // The standard reason phrase for `status` ("Not Found"), "" if unknown.
 std::string_view reason_phrase(int status);
 

@@ -20,6 +20,10 @@ constexpr std::size_t kChunk = 64 * 1024;
 constexpr std::size_t kHeadKeep = 64 * 1024;
 constexpr std::size_t kMaxPartHeader = 16 * 1024;
 constexpr std::size_t kMaxField = 64 * 1024;
+// All text fields together: what kMultipartMargin leaves room for, and a
+// count that bounds the bookkeeping of many empty ones.
+constexpr std::size_t kMaxFieldBytes = kMultipartMargin;
+constexpr std::size_t kMaxFields = 1000;
 
 bool iequal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -87,14 +91,18 @@ class Parser {
       Part part;
       if (Status s = read_headers(part); !s) return s;
       if (part.filename.empty() && !is_file_) {
+        if (fields.size() >= kMaxFields) return Status::invalid("the form has too many fields");
         std::string value;
         Status s = read_data([&](std::string_view chunk) {
           if (value.size() + chunk.size() > kMaxField)
             return Status::invalid("the form field " + part.name + " is too long");
+          if (field_bytes_ + value.size() + chunk.size() > kMaxFieldBytes)
+            return Status::invalid("the form's fields are too long together");
           value.append(chunk);
           return Status::ok();
         });
         if (!s) return s;
+        field_bytes_ += part.name.size() + value.size();
         fields.emplace_back(part.name, std::move(value));
       } else {
         Sink* sink = on_file ? on_file(part) : nullptr;
@@ -209,6 +217,7 @@ class Parser {
   std::string buf_;
   bool eof_ = false;
   bool is_file_ = false;
+  std::size_t field_bytes_ = 0;  // names and values of the text fields read so far
 };
 
 }  // namespace

@@ -118,7 +118,8 @@ Status read_multipart(const BodyReader& read, std::string_view content_type, For
 // Reads the multipart body in `body_path` (Content-Type `content_type`) in
 // chunks: text parts go to `fields` (in order), file parts (those with a
 // filename) to the Sink `on_file` returns. Status::invalid for a body that is
-// not well-formed multipart, a text field over 64 KB, or what a Sink said.
+// not well-formed multipart, a text field over 64 KB, text fields over
+// kMultipartMargin together or more than 1000 of them, or what a Sink said.
 Status read_multipart(const std::filesystem::path& body_path, std::string_view content_type,
                       Form& fields, const PartHandler& on_file);
 // The same for a request: its body_file, else its in-memory body.

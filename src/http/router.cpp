@@ -111,21 +111,27 @@ void Router::add_streamed(std::string method, std::string pattern, Handler handl
   routes_.back().spool = std::move(spool);
 }
 
-const Spool* Router::spool_for(const std::string& method,
+const Route* Router::route_for(std::string_view method,
                                const std::vector<std::string>& segments) const {
   std::vector<const Route*> candidates;
   for (const auto& r : routes_) {
     if (matches(r, segments)) candidates.push_back(&r);
   }
-  const Route* route = best_for(candidates, method);
+  return best_for(candidates, method);
+}
+
+const Spool* Router::spool_for(const std::string& method,
+                               const std::vector<std::string>& segments) const {
+  const Route* route = route_for(method, segments);
   return route != nullptr && route->spool ? &*route->spool : nullptr;
 }
 
 void Router::add_documented(std::string method, std::string pattern, Handler handler,
-                            nlohmann::json operation) {
+                            nlohmann::json operation, std::size_t max_body_bytes) {
   std::string summary = operation.value("summary", "");
   add(std::move(method), std::move(pattern), std::move(handler), std::move(summary));
   routes_.back().operation = std::move(operation);
+  routes_.back().max_body_bytes = max_body_bytes;
 }
 
 Response Router::dispatch(Request& request) const {
@@ -151,6 +157,24 @@ Response Router::dispatch(Request& request) const {
     }
   }
   return route->handler(request);
+}
+
+std::string Router::path_for_log(const Request& request) const {
+  if (request.path.empty()) return "";
+  const std::vector<std::string>& path = request.segments;
+  std::vector<bool> secret(path.size(), false);
+  for (const Route& route : routes_) {
+    // A {token} hides its segment once every segment before it matches.
+    for (std::size_t i = 0; i < route.segments.size() && i < path.size(); ++i) {
+      const std::string& want = route.segments[i];
+      if (want == "{token}" && !path[i].empty()) secret[i] = true;
+      if (is_param(want) ? path[i].empty() : want != path[i]) break;
+    }
+  }
+  if (path.empty()) return "/";
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) out += "/" + (secret[i] ? "…" : path[i]);
+  return out;
 }
 
 Response Router::error(const Request& request, int status, const std::string& title,

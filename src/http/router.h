@@ -53,6 +53,9 @@ struct Route {
   std::vector<std::string> segments;  // pattern split on '/'; "{id}" kept as written
   nlohmann::json operation;           // its OpenAPI operation object; null when undocumented
   std::optional<Spool> spool;         // set by add_streamed
+  // The largest body read into memory for it; 0 is the server's
+  // Options::max_body_bytes. Checked on the headers, before the body is read.
+  std::size_t max_body_bytes = 0;
 };
 
 class Router {
@@ -66,12 +69,14 @@ class Router {
   // The same with the route's OpenAPI operation object (its "summary" is the
   // route's summary); openapi_document() lists it.
   void add_documented(std::string method, std::string pattern, Handler handler,
-                      nlohmann::json operation);
+                      nlohmann::json operation, std::size_t max_body_bytes = 0);
 
   // A route whose multipart/form-data body the server spools to a file in
   // spool.dir instead of reading it into memory (http/multipart.h).
   void add_streamed(std::string method, std::string pattern, Handler handler, Spool spool,
                     std::string summary = {});
+  // The route `method` and `segments` reach; nullptr for a 404 or 405.
+  const Route* route_for(std::string_view method, const std::vector<std::string>& segments) const;
   // The spool of the route `method` and `segments` reach, if it is streamed.
   const Spool* spool_for(const std::string& method, const std::vector<std::string>& segments) const;
 
@@ -89,6 +94,13 @@ class Router {
   void set_error_page(ErrorPage page) { error_page_ = std::move(page); }
 
   const std::vector<Route>& routes() const { return routes_; }
+
+  // The path of `request` as the logs show it: a segment that a route's
+  // `{token}` parameter takes (a calendar feed's or an invitation's secret) is
+  // "…", whichever method the request used and whether or not the rest of the
+  // path matches, so whoever reads the logs cannot use it. "" when the
+  // request target was not a valid path.
+  std::string path_for_log(const Request& request) const;
 
  private:
   std::vector<Route> routes_;

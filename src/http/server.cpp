@@ -29,6 +29,22 @@ std::string endpoint_text(const std::string& host, std::uint16_t port) {
 
 }  // namespace
 
+namespace server_detail {
+
+void turn_away(tcp::socket& socket) {
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\n"
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 31\r\n\r\n"
+      "Too many connections; try again";
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  if (!ec) socket.write_some(asio::buffer(kBusy.data(), kBusy.size()), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
+}  // namespace server_detail
+
 Status Server::State::start() {
   const std::string where = endpoint_text(options.host, options.port);
   beast::error_code ec;
@@ -64,8 +80,13 @@ void Server::State::accept() {
 void Server::State::on_accept(beast::error_code ec, tcp::socket socket) {
   if (stopping || ec == asio::error::operation_aborted) return;
   if (ec) {
-    // Out of file descriptors and the like: back off instead of spinning.
-    log::warn(kLogger, "accept failed", {{"error", ec.message()}});
+    // Out of file descriptors and the like: back off instead of spinning, and
+    // say so once a minute, not at every try.
+    auto now = std::chrono::steady_clock::now();
+    if (now - accept_failure_logged >= std::chrono::minutes(1)) {
+      accept_failure_logged = now;
+      log::warn(kLogger, "accept failed; retrying every 100 ms", {{"error", ec.message()}});
+    }
     timer.expires_after(std::chrono::milliseconds(100));
     timer.async_wait([this](beast::error_code e) {
       if (!e && !stopping) accept();
@@ -73,17 +94,37 @@ void Server::State::on_accept(beast::error_code ec, tcp::socket socket) {
     return;
   }
   auto session = std::make_shared<Session>(std::move(socket), *this);
+  const std::string& peer = session->peer();
+  bool admitted = false;
   {
     std::lock_guard lock(mu);
-    sessions.emplace(session.get(), session);
+    int& from_peer = per_address[peer];
+    admitted =
+        static_cast<int>(sessions.size()) < options.max_connections &&
+        (from_peer < options.max_connections_per_address || options.trusted_proxies.contains(peer));
+    if (admitted) {
+      sessions.emplace(session.get(), session);
+      ++from_peer;
+      open = static_cast<int>(sessions.size());
+    } else if (from_peer == 0) {
+      per_address.erase(peer);
+    }
   }
-  session->start();
+  if (admitted) {
+    session->start();
+  } else {
+    log::debug(kLogger, "connection turned away: too many open", {{"remote", peer}});
+    session->turn_away();
+  }
   accept();
 }
 
 void Server::State::forget(Session* s) {
   std::lock_guard lock(mu);
-  sessions.erase(s);
+  if (sessions.erase(s) == 0) return;  // one turned away was never counted
+  open = static_cast<int>(sessions.size());
+  auto it = per_address.find(s->peer());
+  if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
 }
 
 void Server::State::begin_stop() {

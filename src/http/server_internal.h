@@ -36,15 +36,18 @@ using tcp = asio::ip::tcp;
 
 inline constexpr std::string_view kLogger = "web";
 
-// A request path as the logs show it: the segment after every "/feeds/"
-// (a calendar feed's secret token, /feeds/<token>/calendar.ics) becomes "…",
-// so whoever reads the logs cannot subscribe to someone's feed.
-std::string path_for_log(std::string_view path);
-// The path of a raw request target for the logs: decoded as the router sees
-// it (so "/%66eeds/…" is redacted too), without its query.
-std::string target_for_log(std::string_view target);
-
 class Session;
+
+// RFC 9112 §6.1 and §6.3: the one transfer coding read here is "chunked",
+// alone, on HTTP/1.1 and without a Content-Length beside it. A body framed
+// any other way could be read differently by a proxy in front (request
+// smuggling). 0 when the framing is plain, else the status that refuses it:
+// 501 for a coding peto does not know, 400 for the rest.
+int framing_refusal(const http::request_header<>& h);
+
+// Answers a connection over the caps 503 and closes it, without waiting on
+// it: the answer is written only if the socket takes it at once.
+void turn_away(tcp::socket& socket);
 
 }  // namespace server_detail
 
@@ -77,6 +80,8 @@ class Server::State {
   void accept();       // on `strand`
   void on_accept(boost::beast::error_code ec, tcp::socket socket);
   void forget(Session* s);
+  // Whether more than half of Options::max_connections are open.
+  bool crowded() const { return open.load() * 2 > options.max_connections; }
 
   const Options options;
   Router& router;
@@ -91,6 +96,9 @@ class Server::State {
   // handlers still unregister themselves here.
   std::mutex mu;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::unordered_map<std::string, int> per_address;  // open connections by peer address
+  std::atomic<int> open{0};                          // sessions.size()
+  std::chrono::steady_clock::time_point accept_failure_logged;
 
   boost::asio::io_context ioc;
   boost::asio::strand<boost::asio::io_context::executor_type> strand{boost::asio::make_strand(ioc)};
@@ -115,6 +123,9 @@ class Session : public std::enable_shared_from_this<Session> {
     drop_spool();
     state_.forget(this);
   }
+
+  const std::string& peer() const { return remote_; }
+  void turn_away() { server_detail::turn_away(stream_.socket()); }
 
   void start() {
     asio::dispatch(stream_.get_executor(),
@@ -142,6 +153,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_first_bytes(beast::error_code ec, std::size_t n);
   void read_request();
   void on_header(beast::error_code ec);
+  // The body a request to `h`'s route may carry in memory (Route::max_body_bytes).
+  std::size_t body_limit_for(const http::request_header<>& h) const;
   void read_body();
   void on_body(beast::error_code ec);
   void on_read_error(beast::error_code ec);
@@ -184,7 +197,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string spool_path_;          // the body file of file_parser_, removed after use
   std::size_t spool_reserved_ = 0;  // of State::spooling, held while spooling
   std::shared_ptr<void> out_;       // the message being written
-  std::string remote_;
+  std::string remote_;              // the peer's address (the proxy's, behind one)
+  std::size_t body_limit_ = 0;      // of the request being read
   Phase phase_ = Phase::idle;
   std::size_t drained_ = 0;
   std::array<char, 4096> scratch_{};

@@ -37,7 +37,7 @@ void Session::send_error(int status, const std::string& title, const std::string
   if (!retry_after.empty()) response.set_header("Retry-After", retry_after);
   log::debug(kLogger, "request refused",
              {{"method", request.method},
-              {"path", path_for_log(request.path)},
+              {"path", state_.router.path_for_log(request)},
               {"status", status},
               {"remote", remote_}});
   write(std::move(response), request.method == "HEAD", Then::linger, 11);

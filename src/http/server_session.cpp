@@ -1,37 +1,40 @@
 // A connection's loop (web::Server): wait for a request, read its header and
 // body under the limits, dispatch it to the router, answer, and go round
 // again while the connection is kept alive. What the logs show of a path is
-// here too.
-#include <boost/url/parse.hpp>
-#include <boost/url/url_view.hpp>
+// Router::path_for_log.
+#include <algorithm>
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "core/log.h"
+#include "core/text.h"
+#include "http/client_address.h"
 #include "http/server_internal.h"
 #include "http/static_files.h"
 
 namespace peto::web::server_detail {
 
-std::string path_for_log(std::string_view path) {
-  constexpr std::string_view kFeeds = "/feeds/";
-  std::string out;
-  std::size_t from = 0;
-  for (auto at = path.find(kFeeds); at != std::string_view::npos; at = path.find(kFeeds, from)) {
-    std::size_t start = at + kFeeds.size();
-    std::size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    out += path.substr(from, start - from);
-    if (end > start) out += "…";
-    from = end;
+int framing_refusal(const http::request_header<>& h) {
+  auto [first, last] = h.equal_range(http::field::transfer_encoding);
+  if (first == last) return 0;
+  std::vector<std::string> codings;
+  for (auto it = first; it != last; ++it) {
+    std::string_view value = it->value();
+    for (std::size_t from = 0; from <= value.size();) {
+      std::size_t comma = std::min(value.find(',', from), value.size());
+      std::string coding = text::lower(text::trim(value.substr(from, comma - from)));
+      if (!coding.empty()) codings.push_back(std::move(coding));
+      from = comma + 1;
+    }
   }
-  out += path.substr(from);
-  return out;
-}
-
-std::string target_for_log(std::string_view target) {
-  auto url = boost::urls::parse_origin_form(target);
-  if (url) return path_for_log(url->path());
-  return path_for_log(target.substr(0, target.find('?')));
+  if (codings.empty()) return 400;
+  for (std::size_t i = 0; i + 1 < codings.size(); ++i)
+    if (codings[i] == "chunked") return 400;  // only once, and last
+  for (const std::string& coding : codings)
+    if (coding != "chunked") return 501;
+  const bool plain = h.version() == 11 && h.find(http::field::content_length) == h.end();
+  return plain ? 0 : 400;
 }
 
 // Waits for the first byte of the next request under the idle timeout; the
@@ -40,7 +43,8 @@ void Session::wait_for_request() {
   phase_ = Phase::idle;
   if (state_.stopping) return close();
   if (buffer_.size() > 0) return read_request();  // pipelined
-  stream_.expires_after(state_.options.idle_timeout);
+  stream_.expires_after(state_.crowded() ? state_.options.crowded_idle_timeout
+                                         : state_.options.idle_timeout);
   stream_.async_read_some(buffer_.prepare(4096),
                           beast::bind_front_handler(&Session::on_first_bytes, shared_from_this()));
 }
@@ -68,12 +72,16 @@ void Session::read_request() {
 
 void Session::on_header(beast::error_code ec) {
   if (ec) return on_read_error(ec);
+  if (int status = framing_refusal(*header()); status != 0)
+    return send_error(status, status == 501 ? "Not implemented" : "Bad request",
+                      "The request body's framing is not one this server reads: send it with "
+                      "a Content-Length, or Transfer-Encoding: chunked alone.");
   if (!maybe_spool()) return;
   if (!file_parser_) {
+    body_limit_ = body_limit_for(*header());
     auto length = parser_->content_length();
-    if (length && *length > state_.options.max_body_bytes)
-      return on_read_error(http::error::body_limit);
-    parser_->body_limit(state_.options.max_body_bytes);
+    if (length && *length > body_limit_) return on_read_error(http::error::body_limit);
+    parser_->body_limit(body_limit_);
   }
   const auto& expect = header()->operator[](http::field::expect);
   if (!beast::iequals(expect, "100-continue")) return read_body();
@@ -105,6 +113,14 @@ void Session::on_body(beast::error_code ec) {
   answer();
 }
 
+std::size_t Session::body_limit_for(const http::request_header<>& h) const {
+  Request probe;
+  if (!probe.set_target(h.target())) return state_.options.max_body_bytes;
+  const Route* route = state_.router.route_for(h.method_string(), probe.segments);
+  return route != nullptr && route->max_body_bytes > 0 ? route->max_body_bytes
+                                                       : state_.options.max_body_bytes;
+}
+
 // Limits and malformed requests get an answer; a client that went away or
 // timed out gets none.
 void Session::on_read_error(beast::error_code ec) {
@@ -130,8 +146,7 @@ void Session::on_read_error(beast::error_code ec) {
   }
   if (ec == http::error::body_limit) {
     return send_error(413, "Content too large",
-                      "The request body is larger than " +
-                          std::to_string(state_.options.max_body_bytes) + " bytes.");
+                      "The request body is larger than " + std::to_string(body_limit_) + " bytes.");
   }
   if (ec == http::error::header_limit) {
     return send_error(431, "Request header fields too large",
@@ -154,10 +169,10 @@ const http::request_header<>* Session::header() const {
 Request Session::request_from(const http::request_header<>& msg) {
   Request request;
   request.method = std::string(msg.method_string());
-  request.remote_address = remote_;
   for (const auto& field : msg) {
     request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
+  request.remote_address = client_address(remote_, request.headers, state_.options.trusted_proxies);
   return request;
 }
 
@@ -186,10 +201,10 @@ void Session::log_answer(const Request& request, const Response& response,
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                   started);
   nlohmann::json fields = {{"method", request.method},
-                           {"path", path_for_log(request.path)},
+                           {"path", state_.router.path_for_log(request)},
                            {"status", response.status},
                            {"ms", ms.count()},
-                           {"remote", remote_}};
+                           {"remote", request.remote_address}};
   if (spooled)
     fields["spooled"] = true;
   else
@@ -206,13 +221,14 @@ Response Session::respond(Request& request) {
     }
     return router.dispatch(request);
   } catch (const std::exception& e) {
-    log::error(
-        kLogger, "request failed",
-        {{"method", request.method}, {"path", path_for_log(request.path)}, {"error", e.what()}});
+    log::error(kLogger, "request failed",
+               {{"method", request.method},
+                {"path", state_.router.path_for_log(request)},
+                {"error", e.what()}});
   } catch (...) {
     log::error(kLogger, "request failed",
                {{"method", request.method},
-                {"path", path_for_log(request.path)},
+                {"path", state_.router.path_for_log(request)},
                 {"error", "unknown exception"}});
   }
   const std::string detail =

@@ -97,9 +97,11 @@ void Session::refuse(Response response) {
   phase_ = Phase::answering;
   log::Scope scope(log::new_scope_id("req"));
   const auto& h = parser_->get();
+  Request probe;
+  (void)probe.set_target(h.target());  // an invalid target logs as ""
   log::debug(kLogger, "upload refused before its body",
              {{"method", std::string(h.method_string())},
-              {"path", target_for_log(h.target())},
+              {"path", state_.router.path_for_log(probe)},
               {"status", response.status},
               {"remote", remote_}});
   write(std::move(response), false, Then::linger, h.version());

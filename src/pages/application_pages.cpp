@@ -3,6 +3,7 @@
 
 #include "core/timezone.h"
 #include "domain/dashboard.h"
+#include "http/http.h"
 #include "pages/record_pages.h"
 #include "pages/record_pages_internal.h"
 

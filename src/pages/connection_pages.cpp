@@ -17,6 +17,7 @@
 #include "connections/connections.h"
 #include "core/log.h"
 #include "http/form.h"
+#include "http/http.h"
 #include "net/http.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
@@ -451,8 +452,7 @@ Response post_delete(Site& site, Request& r, const Visitor& v) {
 
 // Only links peto itself makes are followed: a path here or an http(s) URL.
 bool safe_link(const std::string& url) {
-  return (url.starts_with("/") && !url.starts_with("//")) || url.starts_with("https://") ||
-         url.starts_with("http://");
+  return !safe_return(url, "").empty() || url.starts_with("https://") || url.starts_with("http://");
 }
 
 // The inbox, newest first. Reading it marks its notices shown, so the bell

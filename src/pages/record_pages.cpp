@@ -6,6 +6,7 @@
 #include "domain/calendar.h"
 #include "domain/captures.h"
 #include "domain/cards.h"
+#include "http/http.h"
 #include "pages/record_pages_internal.h"
 
 namespace peto::web {

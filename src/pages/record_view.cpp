@@ -212,14 +212,6 @@ domain::Input RecordView::input(const Visitor& v, const Form& form, const Kind& 
   return in;
 }
 
-std::string safe_return(const std::string& wanted, const std::string& fallback) {
-  if (!wanted.empty() && wanted[0] == '/' &&
-      (wanted.size() == 1 || (wanted[1] != '/' && wanted[1] != '\\')) &&
-      wanted.find_first_of("\r\n") == std::string::npos)
-    return wanted;
-  return fallback;
-}
-
 std::optional<std::int64_t> path_id(const Request& r) { return parse_id(r.param("id")); }
 
 std::optional<std::int64_t> parse_id(const std::string& text) {

@@ -67,9 +67,6 @@ class RecordView {
   domain::Records& records_;
 };
 
-// A local path to go back to after a form (`return_to`), else `fallback`.
-// Only paths on this site ("/x", never "//host" or "http:") are followed.
-std::string safe_return(const std::string& wanted, const std::string& fallback);
 // A record id written as text: a positive integer and nothing else.
 std::optional<std::int64_t> parse_id(const std::string& text);
 // The id in path parameter `id`, nullopt for anything else.

@@ -47,8 +47,12 @@ TEST(Config, ParsesGoodValues) {
                  {"PETO_MEDIA_SWEEP", "off"},
                  {"PETO_PUBLIC_URL", "https://peto.example/"},
                  {"PETO_LOG_FORMAT", "text"},
-                 {"PETO_LOG_LEVEL", "warning"}});
+                 {"PETO_LOG_LEVEL", "warning"},
+                 {"PETO_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8 ::1"}});
   ASSERT_TRUE(c) << c.status().message();
+  EXPECT_TRUE(c->trusted_proxies.contains("10.20.30.40"));
+  EXPECT_TRUE(c->trusted_proxies.contains("::1"));
+  EXPECT_FALSE(c->trusted_proxies.contains("192.0.2.1"));
   EXPECT_EQ(c->listen_host, "::1");
   EXPECT_EQ(c->listen_port, 9000);
   EXPECT_EQ(c->scrub_every_days, 0);
@@ -84,7 +88,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"PETO_MEDIA_SWEEP_GRACE_HOURS", "0"},
         BadValue{"PETO_ALLOW_PRIVATE_DESTINATIONS", "2"}, BadValue{"PETO_SMTP_URL", "http://mail"},
         BadValue{"PETO_LOG_LEVEL", "loud"}, BadValue{"PETO_LOG_FORMAT", "xml"},
-        BadValue{"PETO_BACKGROUND_WORK", "sometimes"}, BadValue{"PETO_UPLOAD_MAX_MB", "0"}),
+        BadValue{"PETO_BACKGROUND_WORK", "sometimes"}, BadValue{"PETO_UPLOAD_MAX_MB", "0"},
+        BadValue{"PETO_TRUSTED_PROXIES", "proxy.example"},
+        BadValue{"PETO_TRUSTED_PROXIES", "10.0.0.0/33"}),
     [](const auto& info) {
       return std::string(info.param.name).substr(5) + "_" + std::to_string(info.index);
     });

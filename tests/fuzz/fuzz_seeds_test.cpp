@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "http/multipart.h"
+#include "http/server_internal.h"
 #include "sync/dav.h"
 
 namespace peto {
@@ -129,6 +130,25 @@ TEST(FuzzSeeds, EscapesOutOfTheCollectionAndDoctypesAreNotKept) {
   std::string doctype = slurp(corpus("dav_multistatus") / "error_doctype").substr(1);
   EXPECT_FALSE(
       sync::read_multistatus(doctype, "https://dav.example/cal/work/", "/cal/work/", false));
+}
+
+// The request_framing target's seeds: what the server decides on each header.
+TEST(FuzzSeeds, RequestFramingSeedsAreDecidedOnTheirHeaders) {
+  auto refusal_of = [](const std::string& seed) {
+    namespace http = boost::beast::http;
+    std::string bytes = slurp(corpus("request_framing") / seed);
+    http::request_parser<http::empty_body> parser;
+    boost::beast::error_code ec;
+    parser.put(boost::asio::buffer(bytes), ec);
+    if (!parser.is_header_done()) return -1;  // Beast refused it itself: 400
+    return web::server_detail::framing_refusal(parser.get());
+  };
+  EXPECT_EQ(refusal_of("te_gzip_chunked"), 501);
+  EXPECT_EQ(refusal_of("http10_chunked"), 400);
+  int both = refusal_of("te_and_length");
+  EXPECT_TRUE(both == 400 || both == -1) << both;
+  EXPECT_EQ(refusal_of("invite_xff"), 0);
+  EXPECT_EQ(refusal_of("feed_forwarded"), 0);
 }
 
 }  // namespace

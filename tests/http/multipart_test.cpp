@@ -81,6 +81,27 @@ TEST_F(MultipartTest, AFileOverItsLimitStopsTheReadingAndIsRemoved) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Text fields are kept in memory, so however large the body, they are not
+// let grow with it: a body of many fields stops at the limits.
+TEST_F(MultipartTest, TextFieldsAreBoundedInCountAndInAll) {
+  auto none = [](const Part&) -> Sink* { return nullptr; };
+  auto fields_of = [&](int n, std::size_t each) {
+    std::string body;
+    for (int i = 0; i < n; ++i)
+      body += "--" + kBoundary + "\r\nContent-Disposition: form-data; name=\"f" +
+              std::to_string(i) + "\"\r\n\r\n" + std::string(each, 'v') + "\r\n";
+    return body + "--" + kBoundary + "--\r\n";
+  };
+  Form many;
+  EXPECT_FALSE(read_multipart(write(fields_of(5000, 0)), kType, many, none));
+  EXPECT_LE(many.fields().size(), 1000u);
+  Form large;
+  EXPECT_FALSE(read_multipart(write(fields_of(40, 60 * 1024)), kType, large, none));
+  Form fine;
+  EXPECT_TRUE(read_multipart(write(fields_of(100, 1000)), kType, fine, none));
+  EXPECT_EQ(fine.fields().size(), 100u);
+}
+
 TEST_F(MultipartTest, MalformedBodiesAreRefused) {
   Form fields;
   auto none = [](const Part&) -> Sink* { return nullptr; };

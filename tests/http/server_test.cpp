@@ -217,6 +217,51 @@ TEST(ServerTest, GarbageIs400) {
   EXPECT_EQ(bad_target.read_response().status, 400);
 }
 
+// RFC 9112 §6: "chunked" alone is the only transfer coding read here. Any
+// other framing a proxy in front could read differently (a coding peto does
+// not know, chunked not last, chunked beside a Content-Length, a coding on
+// HTTP/1.0) is refused and the connection closed, before the handler runs.
+TEST(ServerTest, AmbiguousBodyFramingIsRefusedAndTheConnectionClosed) {
+  int echoed = 0;
+  Router router;
+  router.add("POST", "/echo", [&](Request& r) {
+    ++echoed;
+    return Response::text(200, r.body);
+  });
+  WebServer web(router);
+  struct Case {
+    std::string framing;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {"HTTP/1.1\r\nTransfer-Encoding: gzip", 501},
+      {"HTTP/1.1\r\nTransfer-Encoding: gzip, chunked", 501},
+      {"HTTP/1.1\r\nTransfer-Encoding: chunked, gzip", 400},
+      {"HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity", 400},
+      {"HTTP/1.1\r\nTransfer-Encoding: chunked, chunked", 400},
+      {"HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5", 400},
+      {"HTTP/1.0\r\nTransfer-Encoding: chunked", 400},
+  };
+  for (const Case& c : cases) {
+    TestConnection conn(web.port());
+    conn.send_raw("POST /echo " + c.framing + "\r\nHost: x\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+    auto r = conn.read_response();
+    EXPECT_EQ(r.status, c.status) << c.framing;
+    EXPECT_TRUE(conn.closed_by_server()) << c.framing;
+  }
+  EXPECT_EQ(echoed, 0);
+
+  // "chunked" alone, in any case, is read as it always was.
+  TestConnection ok(web.port());
+  ok.send_raw(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:  Chunked \r\n\r\n"
+      "5\r\nhello\r\n0\r\n\r\n");
+  auto r = ok.read_response();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "hello");
+  EXPECT_EQ(echoed, 1);
+}
+
 TEST(ServerTest, EveryResponseCarriesSecurityHeadersAndHtmlTheCsp) {
   Router router = test_router();
   WebServer web(router);
@@ -378,6 +423,64 @@ TEST(ServerTest, StopLetsTheRequestInFlightFinish) {
   EXPECT_EQ(r.body, "done");
   EXPECT_EQ(r.header("Connection"), "close");
   EXPECT_TRUE(web.wait_stopped(std::chrono::seconds(5)));
+}
+
+// One address cannot take every connection, nor can everyone together: past
+// the caps a new connection is answered 503 and closed, and the others carry on.
+TEST(ServerTest, ConnectionsAreCappedInAllAndPerAddress) {
+  Router router = test_router();
+  Server::Options options;
+  options.max_connections = 5;
+  options.max_connections_per_address = 2;
+  options.crowded_idle_timeout = std::chrono::seconds(60);  // the held ones stay
+  WebServer web(router, options);
+  std::vector<std::unique_ptr<TestConnection>> held;
+  auto hold = [&](const std::string& source) {
+    held.push_back(std::make_unique<TestConnection>(web.port(), source));
+    return held.back()->request("GET", "/hello").status;
+  };
+  EXPECT_EQ(hold("127.0.0.1"), 200);
+  EXPECT_EQ(hold("127.0.0.1"), 200);
+  TestConnection third(web.port(), "127.0.0.1");
+  auto refused = third.read_response();
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(refused.header("Retry-After"), "5");
+  EXPECT_TRUE(third.closed_by_server());
+
+  EXPECT_EQ(hold("127.0.0.2"), 200) << "another client still gets in";
+  EXPECT_EQ(hold("127.0.0.3"), 200);
+  EXPECT_EQ(hold("127.0.0.4"), 200);
+  TestConnection sixth(web.port(), "127.0.0.5");
+  EXPECT_EQ(sixth.read_response().status, 503) << "five are open in all";
+
+  held.front().reset();  // one closes: its place is free again
+  EXPECT_TRUE(eventually([&] {
+    try {
+      TestConnection again(web.port(), "127.0.0.5");
+      return again.request("GET", "/hello").status == 200;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }));
+  for (auto& c : held) {
+    if (c) {
+      EXPECT_EQ(c->request("GET", "/hello").status, 200) << "the others carry on";
+    }
+  }
+}
+
+// Real time, one second: asio's timers do not run on peto's Clock.
+TEST(ServerTest, ACrowdedServerWaitsLessForTheNextRequest) {
+  Router router = test_router();
+  Server::Options options;
+  options.max_connections = 4;
+  options.crowded_idle_timeout = std::chrono::seconds(1);
+  WebServer web(router, options);
+  TestConnection a(web.port()), b(web.port()), c(web.port());
+  for (TestConnection* conn : {&a, &b, &c}) EXPECT_EQ(conn->request("GET", "/hello").status, 200);
+  // Three of four open: each waits 1 s, not the 75 s of a quiet server.
+  EXPECT_TRUE(a.closed_by_server());
+  EXPECT_TRUE(c.closed_by_server());
 }
 
 // Real time, one second: asio's timers do not run on peto's Clock.

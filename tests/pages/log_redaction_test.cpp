@@ -1,5 +1,6 @@
-// The calendar feed's secret token never reaches the logs: every line the
-// server writes about a request shows /feeds/…/calendar.ics instead.
+// Secret tokens in paths never reach the logs: every line the server writes
+// about a request shows /feeds/…/calendar.ics instead, because the route
+// names the segment `{token}`.
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -142,6 +143,20 @@ TEST(LogRedactionTest, OtherPathsAreLoggedAsTheyAre) {
   ASSERT_TRUE(web.stop());
 
   EXPECT_EQ(lines.paths(), (std::vector<std::string>{"/profile/feed", "/a/feeds", "/feeds/"}));
+}
+
+TEST(LogRedactionTest, ATokenIsHiddenUnderItsPrefixEvenWhereNoRouteMatches) {
+  Lines lines;
+  Router router = feed_router();
+  WebServer web(router);
+  const std::string token(kToken);
+  EXPECT_EQ(http_request(web.port(), "GET", "/feeds/" + token + "/other.ics").status, 404);
+  EXPECT_EQ(http_request(web.port(), "DELETE", "/feeds/" + token + "/calendar.ics").status, 405);
+  ASSERT_TRUE(web.stop());
+
+  expect_no_token(lines);
+  EXPECT_EQ(lines.paths(),
+            (std::vector<std::string>{"/feeds/…/other.ics", "/feeds/…/calendar.ics"}));
 }
 
 }  // namespace

@@ -198,6 +198,23 @@ TEST_P(RecordsHttpTest, AFormWithoutTheCsrfTokenChangesNothing) {
   EXPECT_EQ(count("companies"), 0);
 }
 
+// A form's return_to is followed only to a path on this site; one a browser
+// would read as another site (a TAB it strips, a backslash) goes to the
+// record instead.
+TEST_P(RecordsHttpTest, AFormReturnsOnlyToAPathOnThisSite) {
+  SignedInClient ana = person("ana@example.com");
+  auto back = ana.post_form("/companies", {{"name", "Acme"}, {"return_to", "/listings?page=2"}});
+  ASSERT_EQ(back.status, 303) << back.body;
+  EXPECT_EQ(back.header("Location"), "/listings?page=2");
+  int n = 0;
+  for (const char* evil : {"/\t/evil.example", "/\\evil.example", "//evil.example"}) {
+    auto r = ana.post_form("/companies",
+                           {{"name", "Other " + std::to_string(++n)}, {"return_to", evil}});
+    ASSERT_EQ(r.status, 303) << r.body;
+    EXPECT_TRUE(r.header("Location").starts_with("/companies/")) << r.header("Location");
+  }
+}
+
 TEST_P(RecordsHttpTest, CompaniesAreMatchedByNameWhateverTheCaseAndAccents) {
   SignedInClient ana = person("ana@example.com");
   EXPECT_EQ(ana.post_form("/listings", {{"company", "Ståhl AB"}, {"role", "One"}}).status, 303);

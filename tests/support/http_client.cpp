@@ -35,8 +35,14 @@ struct TestConnection::Impl {
   beast::flat_buffer buffer;
 };
 
-TestConnection::TestConnection(std::uint16_t port) : impl_(std::make_unique<Impl>()) {
+TestConnection::TestConnection(std::uint16_t port, const std::string& source)
+    : impl_(std::make_unique<Impl>()) {
   beast::error_code ec;
+  if (!source.empty()) {
+    impl_->socket.open(tcp::v4(), ec);
+    if (!ec) impl_->socket.bind(tcp::endpoint(asio::ip::make_address(source), 0), ec);
+    if (ec) throw std::runtime_error("cannot bind to " + source + ": " + ec.message());
+  }
   impl_->socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
   if (ec) throw std::runtime_error("cannot connect: " + ec.message());
   timeval tv{5, 0};

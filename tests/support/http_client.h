@@ -30,8 +30,10 @@ struct ClientResponse {
 
 class TestConnection {
  public:
-  // Connects to 127.0.0.1:port; throws std::runtime_error when it cannot.
-  explicit TestConnection(std::uint16_t port);
+  // Connects to 127.0.0.1:port, from `source` when given (another loopback
+  // address, "127.0.0.2", is another client); throws std::runtime_error when
+  // it cannot.
+  explicit TestConnection(std::uint16_t port, const std::string& source = "");
   ~TestConnection();
 
   void send_raw(const std::string& bytes);
