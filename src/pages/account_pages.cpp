@@ -5,8 +5,10 @@
 
 #include "core/log.h"
 #include "core/timezone.h"
+#include "core/token.h"
 #include "domain/accounts.h"
 #include "http/form.h"
+#include "http/http.h"
 #include "pages/feed_pages.h"
 #include "pages/site.h"
 #include "store/cache.h"
@@ -29,16 +31,6 @@ std::string cleared_cookie() {
   return std::string(kSessionCookie) + "=" + kCookieAttributes + "; Max-Age=0";
 }
 
-// Only a local path is followed after sign-in: "/x", never "//host" or "/\host".
-std::string safe_next(const std::string& next) {
-  if (next.empty() || next[0] != '/' || next.size() > 2048) return "/";
-  if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return "/";
-  for (unsigned char c : next) {
-    if (c < 0x20 || c == 0x7F || c == '\\') return "/";
-  }
-  return next;
-}
-
 // Opens a session for `user_id`, closing the one the browser had, and sends
 // the browser on with the new cookie.
 Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
@@ -51,26 +43,76 @@ Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
   return out;
 }
 
-// Fixed one-minute windows per client address and per account address,
-// counted before the password is looked at. Returns the seconds to wait, or
-// 0 when the attempt may go ahead.
-int signin_wait_s(Site& site, const Request& r, const std::string& email) {
-  store::Cache cache(site.db(), site.clock());
-  std::int64_t now = site.clock().now_ms();
-  std::string window = ":" + std::to_string(now / 60000);
-  auto ttl = std::chrono::minutes(2);
-  std::int64_t by_ip = cache.incr("ratelimit:signin:ip:" + r.remote_address + window, 1, ttl);
-  std::int64_t by_email = 0;
-  if (auto folded = domain::normalise_email(email)) {
-    by_email = cache.incr("ratelimit:signin:email:" + domain::token_hash(*folded) + window, 1, ttl);
+// Sign-in throttling counts failed attempts, in fixed one-minute windows, so
+// a stranger cannot turn it against the owner:
+// - kSigninLimitPerMinute failures from one client address (behind a proxy,
+//   the client PETO_TRUSTED_PROXIES names) refuse that address until the
+//   minute ends;
+// - as many against one account refuse every browser that has not signed in
+//   to it before. A browser that has carries the `peto_known` cookie, and its
+//   attempts still reach the password check: the owner gets in while someone
+//   guesses from elsewhere.
+class SigninThrottle {
+ public:
+  SigninThrottle(Site& site, const Request& r, const std::string& email)
+      : cache_(site.db(), site.clock()), now_(site.clock().now_ms()), request_(r) {
+    const std::string window = ":" + std::to_string(now_ / 60000);
+    by_address_ = "ratelimit:signin:ip:" + r.remote_address + window;
+    if (auto folded = domain::normalise_email(email)) {
+      account_ = domain::token_hash(*folded);
+      by_account_ = "ratelimit:signin:email:" + account_ + window;
+    }
   }
-  if (by_ip <= kSigninLimitPerMinute && by_email <= kSigninLimitPerMinute) return 0;
-  return static_cast<int>(60 - (now % 60000) / 1000);
-}
+
+  // The seconds to wait before trying again; 0 when the attempt may go ahead.
+  int wait_s() {
+    bool held =
+        failures(by_address_) >= kSigninLimitPerMinute ||
+        (!account_.empty() && failures(by_account_) >= kSigninLimitPerMinute && !known_browser());
+    return held ? static_cast<int>(60 - (now_ % 60000) / 1000) : 0;
+  }
+
+  void failed() {
+    cache_.incr(by_address_, 1, kWindowTtl);
+    if (!account_.empty()) cache_.incr(by_account_, 1, kWindowTtl);
+  }
+
+  // Remembers this browser for the account: the cookie to set, its token new
+  // or the one the browser already had.
+  std::string remember() {
+    std::string token = cookie_value(request_, kKnownCookie);
+    if (token.size() != 32) token = random_token();
+    cache_.set(known_key(token), "1", std::chrono::days(kKnownDays));
+    return std::string(kKnownCookie) + "=" + token + kCookieAttributes +
+           "; Max-Age=" + std::to_string(kKnownDays * 24 * 60 * 60);
+  }
+
+ private:
+  static constexpr const char* kKnownCookie = "peto_known";
+  static constexpr int kKnownDays = 365;
+  static constexpr auto kWindowTtl = std::chrono::minutes(2);
+
+  std::int64_t failures(const std::string& key) {
+    auto v = cache_.get(key);
+    return v ? std::stoll(*v) : 0;
+  }
+  bool known_browser() {
+    std::string token = cookie_value(request_, kKnownCookie);
+    return token.size() == 32 && cache_.get(known_key(token)).has_value();
+  }
+  std::string known_key(const std::string& token) const {
+    return "signin:known:" + domain::token_hash(token) + ":" + account_;
+  }
+
+  store::Cache cache_;
+  std::int64_t now_;
+  const Request& request_;
+  std::string by_address_, by_account_, account_;
+};
 
 Response signin_page(Site& site, const Request& r, int status, const std::string& email,
                      const std::string& next, const std::string& error_key) {
-  json data = {{"values", {{"email", email}}}, {"next", safe_next(next)}};
+  json data = {{"values", {{"email", email}}}, {"next", safe_return(next, "/")}};
   if (!error_key.empty()) {
     data["form_error"] = site.catalogue().text(site.public_language(r), error_key);
   }
@@ -87,15 +129,21 @@ Response post_signin(Site& site, Request& r) {
   Form f = Form::parse(r);
   std::string email = f.get("email");
   std::string next = f.get("next");
-  if (int wait = signin_wait_s(site, r, email); wait > 0) {
+  SigninThrottle throttle(site, r, email);
+  if (int wait = throttle.wait_s(); wait > 0) {
     Response out = signin_page(site, r, 429, email, next, "error_signin_too_many");
     out.set_header("Retry-After", std::to_string(wait));
     return out;
   }
   auto account = site.accounts().check_password(email, f.get("password"));
-  if (!account) return signin_page(site, r, 200, email, next, "error_signin_failed");
+  if (!account) {
+    throttle.failed();
+    return signin_page(site, r, 200, email, next, "error_signin_failed");
+  }
   log::info("web", "signed in", {{"user", account->id}});
-  return signed_in_redirect(site, r, account->id, safe_next(next));
+  Response out = signed_in_redirect(site, r, account->id, safe_return(next, "/"));
+  out.headers.emplace_back("Set-Cookie", throttle.remember());
+  return out;
 }
 
 Response post_signout(Site& site, Request& r, const Visitor&) {
@@ -290,17 +338,17 @@ void add_account_routes(Router& router, Site& site) {
   Site* s = &site;
   router.add(
       "GET", "/signin", [s](Request& r) { return get_signin(*s, r); }, "Sign-in form");
-  router.add(
-      "POST", "/signin", [s](Request& r) { return post_signin(*s, r); }, "Sign in");
+  router.add("POST", "/signin",
+             site.signed_out_form([s](Request& r) { return post_signin(*s, r); }), "Sign in");
   router.add("POST", "/signout",
              site.signed_in([s](Request& r, const Visitor& v) { return post_signout(*s, r, v); }),
              "Sign out");
   router.add(
       "GET", "/invite/{token}", [s](Request& r) { return get_invite(*s, r); },
       "Registration form of an invite");
-  router.add(
-      "POST", "/invite/{token}", [s](Request& r) { return post_invite(*s, r); },
-      "Register with an invite");
+  router.add("POST", "/invite/{token}",
+             site.signed_out_form([s](Request& r) { return post_invite(*s, r); }),
+             "Register with an invite");
   router.add("GET", "/profile",
              site.signed_in([s](Request& r, const Visitor& v) { return get_profile(*s, r, v); }),
              "Profile settings");

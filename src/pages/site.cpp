@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "core/timezone.h"
+#include "core/token.h"
 #include "http/form.h"
 #include "http/multipart.h"
 #include "net/percent.h"
@@ -32,6 +33,12 @@ bool in_section(const std::string& path, const std::string& href) {
 
 bool unsafe_method(const std::string& method) {
   return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
+// The `peto_form` cookie of a signed-out visitor: 32 hex digits.
+constexpr const char* kFormCookie = "peto_form";
+bool is_form_token(const std::string& token) {
+  return token.size() == 32 && token.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 bool same_token(const std::string& a, const std::string& b) {
@@ -201,7 +208,32 @@ Response Site::render_public(const Request& r, int status, const std::string& pa
   data["lang"] = lang;
   data["has_nav"] = false;
   fill_title(data, t, page);
-  return Response::html(status, templates_.render_page(page, data, shared_for(lang)));
+  std::string form_token = cookie_value(r, kFormCookie);
+  const bool fresh = !is_form_token(form_token);
+  if (fresh) form_token = random_token();
+  data["csrf"] = form_token;
+  Response out = Response::html(status, templates_.render_page(page, data, shared_for(lang)));
+  if (fresh)
+    out.headers.emplace_back("Set-Cookie", std::string(kFormCookie) + "=" + form_token +
+                                               "; Path=/; HttpOnly; Secure; SameSite=Lax");
+  return out;
+}
+
+Handler Site::signed_out_form(Handler fn) const {
+  return [this, fn = std::move(fn)](Request& r) {
+    const std::string cookie = cookie_value(r, kFormCookie);
+    if (unsafe_method(r.method) &&
+        (!is_form_token(cookie) || !same_token(Form::parse(r).get("csrf"), cookie))) {
+      const auto& t = catalogue_.messages(public_language(r));
+      Response out = render_public(r, 403, "error",
+                                   {{"title", t.value("error_csrf_title", "")},
+                                    {"status", 403},
+                                    {"detail", t.value("error_csrf", "")}});
+      out.set_header("Cache-Control", "no-store");
+      return out;
+    }
+    return fn(r);
+  };
 }
 
 Response Site::not_found(const Request& r, const Visitor& v) const {

@@ -64,11 +64,18 @@ class Site {
   using PageFn = std::function<Response(Request&, const Visitor&)>;
   Handler signed_in(PageFn fn) const;
   Handler admin_only(PageFn fn) const;
+  // A form of a signed-out visitor (sign-in, an invitation): `fn` runs only
+  // when the form's `csrf` field matches the `peto_form` cookie that
+  // render_public set with the page, so another site cannot post it in the
+  // visitor's browser (login CSRF); else the public 403 "form has expired".
+  Handler signed_out_form(Handler fn) const;
 
   Response render(const Request& r, const Visitor& v, int status, const std::string& page,
                   nlohmann::json data) const;
   // For pages without a session (sign-in, invites, errors): the language
-  // comes from Accept-Language; no navigation.
+  // comes from Accept-Language; no navigation. The page's `csrf` is the
+  // browser's `peto_form` cookie, set here when it has none (see
+  // signed_out_form).
   Response render_public(const Request& r, int status, const std::string& page,
                          nlohmann::json data) const;
   Response not_found(const Request& r, const Visitor& v) const;

@@ -3,6 +3,7 @@
 // a byte of it is read, so a stranger cannot make the server hold it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "tests/support/backends.h"
@@ -42,6 +43,36 @@ TEST(ServeLimitsTest, EachRouteRefusesABodyLargerThanItTakesOnItsHeaders) {
 
   // Within the limit the request is read and answered as before.
   EXPECT_EQ(testing::http_request(peto.port(), "GET", "/healthz").status, 200);
+}
+
+// Behind a reverse proxy every request comes from the proxy's address; with
+// PETO_TRUSTED_PROXIES the sign-in throttle counts each client apart, so one
+// stranger's failures hold up only that stranger.
+TEST(ServeLimitsTest, BehindATrustedProxyEachClientIsThrottledApart) {
+  testing::TempDir tmp;
+  testing::ServedPeto peto(tmp.path(), "PETO_TRUSTED_PROXIES=127.0.0.1 ");
+  { std::ofstream(tmp.path() / "password") << "correct horse battery\n"; }
+  auto made = testing::run_peto(peto.database_url(), peto.data_dir(),
+                                "user create --email ana@example.com --password-stdin <'" +
+                                    (tmp.path() / "password").string() + "'",
+                                tmp.path());
+  ASSERT_EQ(made.code, 0) << made.out << made.err;
+
+  auto sign_in = [&](const std::string& client, const std::string& email,
+                     const std::string& password) {
+    const std::string token(32, 'f');  // the form's token, as the page would give it
+    return testing::http_request(peto.port(), "POST", "/signin",
+                                 "email=" + email + "&password=" + password + "&csrf=" + token,
+                                 {{"Content-Type", "application/x-www-form-urlencoded"},
+                                  {"Cookie", "peto_form=" + token},
+                                  {"X-Forwarded-For", client}})
+        .status;
+  };
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(sign_in("192.0.2.1", "nobody%40example.com", "guess"), 200) << i;
+  EXPECT_EQ(sign_in("192.0.2.1", "ana%40example.com", "correct+horse+battery"), 429);
+  EXPECT_EQ(sign_in("192.0.2.2", "ana%40example.com", "correct+horse+battery"), 303)
+      << "another client behind the same proxy is not held up";
 }
 
 }  // namespace

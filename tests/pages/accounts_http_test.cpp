@@ -22,6 +22,9 @@ using peto::testing::session_cookie_of;
 using peto::testing::SignedInClient;
 
 const std::string kPassword = SignedInClient::kPassword;
+// A signed-out form's token as the tests send it: any 32 hex digits, the same
+// in the `peto_form` cookie and the `csrf` field.
+const std::string kFormToken(32, 'f');
 
 class AccountsHttpTest : public peto::testing::SiteTest {
  protected:
@@ -34,12 +37,16 @@ class AccountsHttpTest : public peto::testing::SiteTest {
     return std::get<domain::Account>(made);
   }
 
-  ClientResponse post(const std::string& path, const FormFields& fields,
-                      const std::string& cookie = "") {
-    std::vector<std::pair<std::string, std::string>> h = {
-        {"Content-Type", "application/x-www-form-urlencoded"}};
-    if (!cookie.empty()) h.emplace_back("Cookie", "peto_session=" + cookie);
-    return http_request(port(), "POST", path, form_body(fields), h);
+  // A signed-out visitor's form, with the `peto_form` cookie and the `csrf`
+  // field a browser would have from the page (any token will do: the two
+  // must only match); `cookie` is a session to send along.
+  ClientResponse post(const std::string& path, FormFields fields, const std::string& cookie = "") {
+    fields.emplace_back("csrf", kFormToken);
+    std::string cookies = "peto_form=" + kFormToken;
+    if (!cookie.empty()) cookies += "; peto_session=" + cookie;
+    return http_request(
+        port(), "POST", path, form_body(fields),
+        {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", cookies}});
   }
 
   ClientResponse get(const std::string& path, const std::string& cookie = "") {
@@ -93,12 +100,58 @@ TEST_P(AccountsHttpTest, SignInSetsASafeCookieAndRotatesTheSession) {
 
 TEST_P(AccountsHttpTest, FollowsOnlyLocalNextPaths) {
   make("ana@example.com");
-  for (const char* evil :
-       {"//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"}) {
+  for (const char* evil : {"//evil.example/", "https://evil.example/", "/\\evil.example",
+                           "javascript:alert(1)", "/\t/evil.example"}) {
     auto r = sign_in("ana@example.com", kPassword, evil);
     ASSERT_EQ(r.status, 303);
     EXPECT_EQ(r.header("Location"), "/") << evil;
   }
+}
+
+// Login CSRF: another site cannot post the sign-in or invitation form in the
+// visitor's browser, because it cannot read the page's token nor set the
+// `peto_form` cookie that must match it.
+TEST_P(AccountsHttpTest, SignedOutFormsNeedTheTokenOfTheirPage) {
+  make("ana@example.com");
+  auto page = get("/signin");
+  const std::string cookie = peto::testing::cookie_of(page, "peto_form");
+  ASSERT_EQ(cookie.size(), 32u);
+  EXPECT_TRUE(contains(page.body, "name=\"csrf\" value=\"" + cookie + "\""));
+  std::string set_cookie;
+  for (const auto& [name, value] : page.headers)
+    if (value.starts_with("peto_form=")) set_cookie = value;
+  for (const char* part : {"Path=/", "HttpOnly", "Secure", "SameSite=Lax"})
+    EXPECT_TRUE(contains(set_cookie, part)) << set_cookie;
+
+  const std::string form = form_body({{"email", "ana@example.com"}, {"password", kPassword}});
+  auto no_token = http_request(port(), "POST", "/signin", form,
+                               {{"Content-Type", "application/x-www-form-urlencoded"}});
+  auto no_cookie = http_request(port(), "POST", "/signin", form + "&csrf=" + cookie,
+                                {{"Content-Type", "application/x-www-form-urlencoded"}});
+  auto other = http_request(
+      port(), "POST", "/signin", form + "&csrf=" + std::string(32, '0'),
+      {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", "peto_form=" + cookie}});
+  for (const auto* r : {&no_token, &no_cookie, &other}) {
+    EXPECT_EQ(r->status, 403);
+    EXPECT_TRUE(contains(r->body, "The form has expired"));
+    EXPECT_EQ(session_cookie_of(*r), "") << "nobody was signed in";
+  }
+  auto matching = http_request(
+      port(), "POST", "/signin", form + "&csrf=" + cookie,
+      {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", "peto_form=" + cookie}});
+  EXPECT_EQ(matching.status, 303);
+
+  SignedInClient admin = SignedInClient::with_session(port(), accounts(), "ana@example.com");
+  std::smatch m;
+  auto created = admin.post_form("/admin/invites", {{"email", ""}});
+  const std::string body = created.body;
+  ASSERT_TRUE(std::regex_search(body, m, std::regex("/invite/([0-9a-f]{64})")));
+  auto forged = http_request(port(), "POST", m[0],
+                             "email=bo%40example.com&password=a+long+enough+password"
+                             "&password_again=a+long+enough+password",
+                             {{"Content-Type", "application/x-www-form-urlencoded"}});
+  EXPECT_EQ(forged.status, 403);
+  EXPECT_FALSE(accounts().find_by_email("bo@example.com")) << "no account was made";
 }
 
 TEST_P(AccountsHttpTest, WrongPasswordShowsTheFormAgain) {
@@ -158,7 +211,7 @@ TEST_P(AccountsHttpTest, UnsafeRequestsNeedTheCsrfToken) {
   EXPECT_EQ(accounts().find(ana.account().id)->time_zone, "Europe/Lisbon");
 }
 
-TEST_P(AccountsHttpTest, TheEleventhSignInAttemptInAMinuteIsRefused) {
+TEST_P(AccountsHttpTest, TheEleventhSignInAfterTenFailuresInAMinuteIsRefused) {
   make("ana@example.com");
   clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);  // early in a minute
   for (int i = 0; i < 10; ++i) {
@@ -183,13 +236,62 @@ TEST_P(AccountsHttpTest, SignInIsAlsoLimitedPerAccount) {
     r.method = "POST";
     EXPECT_TRUE(r.set_target("/signin"));
     r.remote_address = "192.0.2." + std::to_string(i);
-    r.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
-    r.body = form_body({{"email", email}, {"password", "wrong password " + std::to_string(i)}});
+    r.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
+                 {"Cookie", "peto_form=" + kFormToken}};
+    r.body = form_body({{"email", email},
+                        {"password", "wrong password " + std::to_string(i)},
+                        {"csrf", kFormToken}});
     return router_.dispatch(r).status;
   };
   for (int i = 1; i <= 10; ++i) EXPECT_EQ(attempt(i, "ANA@example.com"), 200);
   EXPECT_EQ(attempt(11, "ana@example.com"), 429);
   EXPECT_EQ(attempt(12, "bo@example.com"), 200) << "other accounts are not held up";
+}
+
+// Only failures count: the owner signing in again and again is never held up.
+TEST_P(AccountsHttpTest, SuccessfulSignInsDoNotCountAgainstTheLimit) {
+  make("ana@example.com");
+  clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);
+  for (int i = 0; i < 15; ++i) EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 303) << i;
+}
+
+// Someone guessing ana's password from many addresses holds up every browser
+// that has not signed in to her account before, but not ana's own: the
+// browser she signed in with carries a cookie that still reaches the check.
+TEST_P(AccountsHttpTest, TheOwnersBrowserGetsInWhileSomeoneGuessesElsewhere) {
+  make("ana@example.com");
+  clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);
+  auto attempt = [&](const std::string& address, const std::string& password,
+                     const std::string& cookie = "") {
+    Request r;
+    r.method = "POST";
+    EXPECT_TRUE(r.set_target("/signin"));
+    r.remote_address = address;
+    r.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
+                 {"Cookie", "peto_form=" + kFormToken + (cookie.empty() ? "" : "; " + cookie)}};
+    r.body =
+        form_body({{"email", "ana@example.com"}, {"password", password}, {"csrf", kFormToken}});
+    return router_.dispatch(r);
+  };
+  Response first = attempt("198.51.100.7", kPassword);
+  ASSERT_EQ(first.status, 303);
+  std::string set_known;
+  for (const auto& [name, value] : first.headers)
+    if (name == "Set-Cookie" && value.starts_with("peto_known=")) set_known = value;
+  ASSERT_FALSE(set_known.empty()) << "the browser is remembered";
+  for (const char* part : {"HttpOnly", "Secure", "SameSite=Lax", "Max-Age=31536000"})
+    EXPECT_TRUE(contains(set_known, part)) << part;
+  const std::string known = set_known.substr(0, set_known.find(';'));
+
+  clock_.advance(60s);
+  for (int i = 1; i <= 10; ++i)
+    EXPECT_EQ(attempt("192.0.2." + std::to_string(i), "guess " + std::to_string(i)).status, 200);
+  EXPECT_EQ(attempt("192.0.2.11", kPassword).status, 429) << "a stranger's browser waits";
+  EXPECT_EQ(attempt("198.51.100.8", kPassword).status, 429) << "so does any new browser";
+  EXPECT_EQ(attempt("198.51.100.7", kPassword, known).status, 303) << "ana's browser gets in";
+  EXPECT_EQ(attempt("198.51.100.9", "wrong", known).status, 200) << "and is still checked";
+  EXPECT_EQ(attempt("198.51.100.7", kPassword, "peto_known=" + std::string(32, 'a')).status, 429)
+      << "a made-up cookie is no key";
 }
 
 TEST_P(AccountsHttpTest, SignOutEndsTheSession) {

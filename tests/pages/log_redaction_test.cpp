@@ -1,6 +1,6 @@
 // Secret tokens in paths never reach the logs: every line the server writes
-// about a request shows /feeds/…/calendar.ics instead, because the route
-// names the segment `{token}`.
+// about a request shows /feeds/…/calendar.ics and /invite/… instead, because
+// those routes name the segment `{token}`.
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -10,9 +10,12 @@
 #include <vector>
 
 #include "core/log.h"
+#include "domain/accounts.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "tests/support/http_client.h"
+#include "tests/support/signed_in_client.h"
+#include "tests/support/site_fixture.h"
 #include "tests/support/web_server.h"
 
 namespace peto::web {
@@ -158,6 +161,29 @@ TEST(LogRedactionTest, ATokenIsHiddenUnderItsPrefixEvenWhereNoRouteMatches) {
   EXPECT_EQ(lines.paths(),
             (std::vector<std::string>{"/feeds/…/other.ics", "/feeds/…/calendar.ics"}));
 }
+
+// The whole site: an invitation's token, in the link that signs a new person
+// up, is as secret as a feed's.
+class SiteLogRedactionTest : public peto::testing::SiteTest {};
+
+TEST_P(SiteLogRedactionTest, AnInvitationsTokenIsNotLogged) {
+  auto admin =
+      peto::testing::SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
+  const std::string token = site_->accounts().create_invite(admin.account().id, "ben@example.com");
+  ASSERT_GE(token.size(), 16u);
+
+  Lines lines;
+  EXPECT_EQ(http_request(port(), "GET", "/invite/" + token).status, 200);
+  auto refused = peto::testing::post_signed_out_form(port(), "/invite/" + token,
+                                                     {{"password", "a"}, {"password_again", "b"}});
+  EXPECT_NE(refused.body.find("The two passwords differ"), std::string::npos) << refused.body;
+  ASSERT_TRUE(web_->stop());
+
+  for (const auto& l : lines.raw()) EXPECT_EQ(l.find(token), std::string::npos) << l;
+  EXPECT_EQ(lines.paths(), (std::vector<std::string>{"/invite/…", "/invite/…", "/invite/…"}));
+}
+
+PETO_BOTH_BACKENDS(SiteLogRedactionTest);
 
 }  // namespace
 }  // namespace peto::web

@@ -5,7 +5,8 @@
 //   auto saved = ana.post_form("/profile", {{"time_zone", "Europe/Lisbon"}, ...});
 //
 // The constructor creates the account through domain::Accounts when it does
-// not exist yet (the first one is the admin), signs in through POST /signin,
+// not exist yet (the first one is the admin), signs in through the sign-in
+// form (post_signed_out_form),
 // keeps the session cookie, and scrapes the CSRF token from a page's hidden
 // `name="csrf"` input; post_form adds it. Sign-in counts against the sign-in
 // rate limit (10 a minute from 127.0.0.1): a test that signs in more people
@@ -64,14 +65,34 @@ inline std::string scrape_csrf(const std::string& html) {
   return html.substr(at, html.find('"', at) - at);
 }
 
-// The value of the `peto_session` cookie a response sets, "" if none.
-inline std::string session_cookie_of(const ClientResponse& r) {
+// The value of the cookie `name` a response sets, "" if none.
+inline std::string cookie_of(const ClientResponse& r, const std::string& name) {
   for (const auto& [k, v] : r.headers) {
     if (k.size() != 10 || strncasecmp(k.c_str(), "set-cookie", 10) != 0) continue;
-    if (v.rfind("peto_session=", 0) != 0) continue;
-    return v.substr(13, v.find(';') - 13);
+    if (v.rfind(name + "=", 0) != 0) continue;
+    return v.substr(name.size() + 1, v.find(';') - name.size() - 1);
   }
   return {};
+}
+
+// The value of the `peto_session` cookie a response sets, "" if none.
+inline std::string session_cookie_of(const ClientResponse& r) {
+  return cookie_of(r, "peto_session");
+}
+
+// A signed-out visitor's form (sign-in, an invitation) as a browser sends it:
+// GET `page` for its `peto_form` cookie and `csrf` field, then POST `fields`
+// to `action` (default: `page`) with both. `cookie` adds to the Cookie header.
+inline ClientResponse post_signed_out_form(std::uint16_t port, const std::string& page,
+                                           FormFields fields, const std::string& action = "",
+                                           const std::string& cookie = "") {
+  auto form = http_request(port, "GET", page);
+  const std::string token = cookie_of(form, "peto_form");
+  fields.emplace_back("csrf", scrape_csrf(form.body));
+  std::string cookies = "peto_form=" + token;
+  if (!cookie.empty()) cookies += "; " + cookie;
+  return http_request(port, "POST", action.empty() ? page : action, form_body(fields),
+                      {{"Content-Type", "application/x-www-form-urlencoded"}, {"Cookie", cookies}});
 }
 
 class SignedInClient {
@@ -82,9 +103,7 @@ class SignedInClient {
                  const std::string& password = kPassword, bool admin = false)
       : port_(port) {
     account_ = ensure_account(accounts, email, password, admin);
-    auto r = http_request(port_, "POST", "/signin",
-                          form_body({{"email", email}, {"password", password}}),
-                          {{"Content-Type", "application/x-www-form-urlencoded"}});
+    auto r = post_signed_out_form(port_, "/signin", {{"email", email}, {"password", password}});
     if (r.status != 303) {
       throw std::runtime_error("sign-in of " + email + " answered " + std::to_string(r.status));
     }
