@@ -1,14 +1,35 @@
 #include "app/app.h"
 
 #include <curl/curl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "core/log.h"
 #include "engine/heartbeat.h"
 
 namespace peto::app {
+
+namespace {
+
+// Everything peto writes is for the account it runs as alone: from here on a
+// new folder is 0700 and a new file 0600 (the database and its journal, kept
+// pages, documents, backups, the secret key). A data folder an older install
+// left open to others is closed, which closes everything in it.
+void keep_files_private(const Config& config) {
+  ::umask(077);
+  struct stat st {};
+  if (::stat(config.data_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  if (st.st_uid != ::geteuid() || (st.st_mode & 077) == 0) return;
+  if (::chmod(config.data_dir.c_str(), 0700) == 0)
+    log::info("app", "the data folder was open to other users; it is now 0700",
+              {{"folder", config.data_dir}});
+}
+
+}  // namespace
 
 std::optional<App> load(bool need_secret_key) {
   auto config = Config::from_env();
@@ -17,6 +38,7 @@ std::optional<App> load(bool need_secret_key) {
     return std::nullopt;
   }
   log::configure(config->log_level, config->log_format);
+  keep_files_private(*config);
   App app;
   app.config = std::move(*config);
   if (need_secret_key) {

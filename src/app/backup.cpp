@@ -56,6 +56,10 @@ int cmd_restore(App& app, const std::string& file, bool allow_newer, bool force)
                  "the newer peto on this instance\n";
   else if (restored->migrated > 0)
     std::cout << "applied " << restored->migrated << " migrations\n";
+  if (restored->stray_paths > 0)
+    std::cout << restored->stray_paths
+              << " file paths in the archive led outside peto's folders; they were cleared and "
+                 "those files count as missing\n";
   if (restored->secret_key && !app.config.secret_key.empty())
     std::cout << "the archive's secret key was written to the data folder, but PETO_SECRET_KEY "
                  "is set and takes precedence; sealed connection secrets need the key the backup "

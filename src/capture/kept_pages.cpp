@@ -6,6 +6,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/stored_path.h"
 #include "core/token.h"
 #include "domain/accounts.h"
 
@@ -116,7 +117,7 @@ std::optional<std::string> KeptPages::read(std::int64_t owner, std::int64_t capt
       " AND page_file IS NOT NULL",
       {capture_id, owner});
   if (rows.empty()) return std::nullopt;
-  auto packed = read_file(dir_ / rows[0].text("page_file"));
+  auto packed = read_file(stored_path(dir_, rows[0].text("page_file")));
   if (!packed) return std::nullopt;
   auto html = gunzip(*packed, 16 << 20);
   if (!html || domain::token_hash(*html) != rows[0].text("page_sha256")) return std::nullopt;
@@ -132,7 +133,8 @@ std::int64_t KeptPages::expire(int keep_days) {
                  " AND status <> 'accepted' AND updated_at < ? ORDER BY id LIMIT 500",
                  {cutoff})) {
     std::error_code ec;
-    std::filesystem::remove(dir_ / row.text("page_file"), ec);
+    if (std::string path = stored_path(dir_, row.text("page_file")); !path.empty())
+      std::filesystem::remove(path, ec);
     removed += db_.query(
                       "UPDATE captures SET page_file = NULL, page_sha256 = NULL, page_bytes = NULL"
                       " WHERE id = ? AND page_file = ?",

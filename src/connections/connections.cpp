@@ -431,7 +431,7 @@ std::optional<plugin::Outcome> Connections::test(std::int64_t owner, std::int64_
   if (!c) return std::nullopt;
   auto conn = db_.acquire();
   if (const media::Store* store = media::find_store(c->plugin))
-    return test_store(*conn, *store, id, http);
+    return test_store(*conn, *store, owner, id, http);
   // A sync is tried with "Sync now" (sync/syncs.h), which records its own
   // outcome; a test here would only write a misleading error.
   if (c->kind == "sync")
@@ -472,14 +472,14 @@ std::optional<plugin::Outcome> Connections::test(std::int64_t owner, std::int64_
 
 // A store's test: "peto-test.txt" (a line of text) copied to it now.
 std::optional<plugin::Outcome> Connections::test_store(store::Conn& conn, const media::Store& store,
-                                                       std::int64_t id,
+                                                       std::int64_t owner, std::int64_t id,
                                                        const net::HttpClient& http) {
   using O = plugin::Outcome::Kind;
   plugin::Outcome result;
   auto config = full_config(conn, id);
   if (!config) {
     result = {O::final, "error_secrets_unreadable", std::nullopt, false};
-  } else if (std::string why = store.refusal(*config, config_); !why.empty()) {
+  } else if (std::string why = store.refusal(*config, config_, owner); !why.empty()) {
     result = {O::final, why, std::nullopt, false};
   } else {
     namespace fs = std::filesystem;
@@ -500,7 +500,9 @@ std::optional<plugin::Outcome> Connections::test_store(store::Conn& conn, const 
     file.sha256 = facts ? facts->sha256 : "";
     media::PutResult put;
     try {
-      put = store.put(file, *config, media::PutContext{http, config_, clock_});
+      put = store.put(
+          file, *config,
+          media::PutContext{.http = http, .config = config_, .clock = clock_, .owner = owner});
     } catch (const std::exception& e) {
       put = media::PutResult::failed(e.what());
     }

@@ -127,7 +127,8 @@ class Connections {
 
  private:
   std::optional<plugin::Outcome> test_store(store::Conn& conn, const media::Store& store,
-                                            std::int64_t id, const net::HttpClient& http);
+                                            std::int64_t owner, std::int64_t id,
+                                            const net::HttpClient& http);
   std::variant<nlohmann::json, ConfigErrors> checked(const PluginSpec& n, nlohmann::json current,
                                                      const nlohmann::json& values);
   store::Db& db_;

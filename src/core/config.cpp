@@ -112,7 +112,8 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_BACKUP_HOUR", "3", "the hour (UTC, 0-23) of the scheduled backup"},
       {"PETO_BACKUP_WEEKDAY", "0", "the weekday of a weekly backup, 0 = Monday"},
       {"PETO_BACKUP_KEEP", "7", "scheduled backups kept (1-365); older ones are deleted"},
-      {"PETO_STORE_LOCAL_ROOT", "DATA_DIR/stores", "local-folder stores may only write below it"},
+      {"PETO_STORE_LOCAL_ROOT", "DATA_DIR/stores",
+       "each account's local-folder stores write only below <root>/<account id>"},
   };
   return vars;
 }

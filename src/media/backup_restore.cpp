@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/stored_path.h"
 #include "core/token.h"
 #include "media/backup_internal.h"
 #include "media/backups.h"
@@ -171,6 +172,27 @@ void admit(const nlohmann::json& m, const Config& config, const RestoreOptions& 
         "one, or use --force to replace everything in it"));
 }
 
+// Clears every file path the restored rows hold that is not one peto writes
+// (core/stored_path.h), so that no use of the row can even try it: an upload
+// keeps its row, marked missing; a capture loses its kept page. Returns how
+// many were cleared. After the migrations, so the columns are there.
+std::int64_t clear_stray_paths(store::Db& db) {
+  std::int64_t cleared = 0;
+  for (const auto& row : db.query("SELECT id, file FROM uploads WHERE file <> ''"))
+    if (!is_plain_relative_path(row.text("file")))
+      cleared += db.query("UPDATE uploads SET file = '', damage = 'missing' WHERE id = ?",
+                          {row.int_at("id")})
+                     .affected;
+  for (const auto& row : db.query("SELECT id, page_file FROM captures WHERE page_file IS NOT NULL"))
+    if (!is_plain_relative_path(row.text("page_file")))
+      cleared += db.query(
+                       "UPDATE captures SET page_file = NULL, page_sha256 = NULL, page_bytes = NULL"
+                       " WHERE id = ?",
+                       {row.int_at("id")})
+                     .affected;
+  return cleared;
+}
+
 // Renames the staged SQLite copy over the instance's database file.
 void put_sqlite_file(const fs::path& staged, const std::string& db_file) {
   std::error_code ec;
@@ -242,6 +264,7 @@ Result<Restored> restore_backup(const Config& config, const std::string& archive
       auto applied = store::Migrator(*again, o.migrations).apply();
       if (!applied) return applied.status();
       out.migrated = *applied;
+      out.stray_paths = clear_stray_paths(*again);
     }
     return out;
   } catch (const Refused& r) {

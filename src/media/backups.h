@@ -95,6 +95,9 @@ struct Restored {
   bool unmigrated = false;  // --allow-newer left it as the archive had it
   bool secret_key = false;  // the data folder's key came from the archive
   std::int64_t files = 0;
+  // Rows whose file path led outside its folder (core/stored_path.h): their
+  // path is cleared and an upload is marked missing. A backup peto made has none.
+  std::int64_t stray_paths = 0;
 };
 
 // Restores `archive` into the instance `config` names (the database must not

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/log.h"
+#include "core/stored_path.h"
 #include "media/stores.h"
 #include "media/uploads.h"
 #include "plugin/attempt.h"
@@ -20,7 +21,9 @@ std::string clipped(const std::string& s) {
 // checks it against the file on disk: "" when it can be sent, else why not.
 std::string file_to_put(const Config& config, const store::Row& row, PutFile& file) {
   if (row.text("file").empty()) return "The document has no file.";
-  file.path = config.media_dir() + "/" + row.text("file");
+  file.path = stored_path(config.media_dir(), row.text("file"));
+  if (file.path.empty())
+    return "The document's file is not in peto's media folder; it was not sent.";
   FileFacts facts;
   auto damage = check_file(file.path, std::nullopt, row.opt_text("sha256"), &facts);
   if (damage == Damage::missing) return "The document's file is missing.";
@@ -175,7 +178,7 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
   if (usable) {
     auto config = nlohmann::json::parse(row.text("config"), nullptr, false);
     if (!config.is_object()) config = nlohmann::json::object();
-    if (std::string why = store->refusal(config, config_); !why.empty()) {
+    if (std::string why = store->refusal(config, config_, row.int_at("owner_id")); !why.empty()) {
       if (!finish(id, claim, row.text("status"), why, kCopyFirstRetryMs)) return CopyOutcome::busy;
       log::info("copies", "copy refused by policy", {{"copy", id}, {"reason", why}});
       return CopyOutcome::refused;
@@ -204,7 +207,10 @@ CopyOutcome Copies::attempt(std::int64_t id, Millis claim) {
 
   PutResult result;
   try {
-    result = store->put(file, *config, PutContext{http_, config_, clock_});
+    result = store->put(
+        file, *config,
+        PutContext{
+            .http = http_, .config = config_, .clock = clock_, .owner = row.int_at("owner_id")});
   } catch (const std::exception& e) {
     result = PutResult::failed(std::string("Error: ") + e.what());
   }

@@ -7,6 +7,7 @@
 #include <istream>
 
 #include "core/log.h"
+#include "core/stored_path.h"
 #include "core/token.h"
 #include "domain/applications.h"
 #include "media/copies.h"
@@ -86,7 +87,7 @@ std::int64_t count_uploads_with_files(store::Db& db) {
 Damage check_upload(store::Db& db, const std::string& media_dir, const store::Row& row,
                     const store::Value& now) {
   FileFacts facts;
-  auto damage = check_file(media_dir + "/" + row.text("file"), row.opt_int("size"),
+  auto damage = check_file(stored_path(media_dir, row.text("file")), row.opt_int("size"),
                            row.opt_text("sha256"), &facts);
   std::optional<std::int64_t> fill_size;
   if (damage == Damage::none && row.is_null("size")) fill_size = facts.size;
@@ -117,7 +118,7 @@ std::int64_t Documents::max_bytes() const {
 }
 
 std::string Documents::path_of(const Document& d) const {
-  return config_.media_dir() + "/" + d.file;
+  return stored_path(config_.media_dir(), d.file);
 }
 
 Made Documents::create(std::int64_t owner, const DocumentInput& in, const Received& file) {
@@ -374,7 +375,8 @@ bool Documents::remove(std::int64_t owner, std::int64_t id) {
   });
   if (!gone) return false;
   // After the commit: a file that cannot be removed now is left to the sweep.
-  if (!gone->empty()) remove_quietly(config_.media_dir() + "/" + *gone);
+  if (std::string path = stored_path(config_.media_dir(), *gone); !path.empty())
+    remove_quietly(path);
   log::info("documents", "document removed", {{"user", owner}, {"upload", id}});
   return true;
 }

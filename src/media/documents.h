@@ -112,6 +112,8 @@ class Documents {
   // The largest file accepted (PETO_UPLOAD_MAX_MB).
   std::int64_t max_bytes() const;
   // The absolute path of a document's file.
+  // Where the document's file is; "" when its stored name leads out of the
+  // media folder (core/stored_path.h).
   std::string path_of(const Document& d) const;
 
   // FieldErrors (catalogue keys): file (empty, too large, a refused type),

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/log.h"
+#include "core/stored_path.h"
 #include "core/timezone.h"
 #include "core/token.h"
 #include "domain/kinds.h"
@@ -243,7 +244,7 @@ std::vector<OpenFile> open_document_files(json& doc, const std::string& media_di
     d.erase("file");
     d["file"] = nullptr;
     if (stored.empty()) continue;
-    std::string path = media_dir + "/" + stored;
+    std::string path = stored_path(media_dir, stored);  // "" opens nothing: missing
     std::unique_ptr<FILE, int (*)(FILE*)> opened(std::fopen(path.c_str(), "rbe"), &std::fclose);
     auto facts = opened ? read_facts(path) : std::nullopt;
     if (!facts) {

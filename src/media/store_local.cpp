@@ -1,7 +1,9 @@
 // The local-folder store: copies a document into a folder of this machine,
-// below Config::local_store_root() (PETO_STORE_LOCAL_ROOT) and nowhere else.
+// below the account's own folder of Config::local_store_root()
+// (PETO_STORE_LOCAL_ROOT/<account id>) and nowhere else, so that one account
+// cannot write into another's.
 //
-// The connection names a folder relative to that root ("alice/cv"). Nothing
+// The connection names a folder relative to that root ("cv"). Nothing
 // may lead out of the root: not "..", not an absolute path, and not a
 // symbolic link inside the root that points elsewhere — the folder is
 // resolved (every link followed) and must still be below the resolved root,
@@ -56,35 +58,35 @@ bool below(const fs::path& root, const fs::path& inner) {
 
 // The resolved folder for `folder` below the root, made if absent; an empty
 // path and the reason when it leads out of the root or cannot be made.
-std::pair<fs::path, std::string> resolved_folder(const std::string& folder, const Config& instance,
-                                                 bool make) {
+std::pair<fs::path, std::string> resolved_folder(const std::string& folder,
+                                                 const fs::path& root_path, bool make) {
   if (!plain_folder(folder)) return {{}, "The folder must be a relative path without '..'."};
   std::error_code ec;
-  fs::path root_path = instance.local_store_root();
   if (make) fs::create_directories(root_path, ec);
   if (!make && !fs::exists(root_path, ec))
     return {root_path / folder, ""};  // nothing to follow yet
   fs::path root = fs::canonical(root_path, ec);
-  if (ec) return {{}, "The local store folder " + root_path.string() + " does not exist."};
+  if (ec) return {{}, "The local store folder does not exist."};
   fs::path target = root / folder;
   // Resolve what exists before making anything: a link inside the root must
   // not lead the new folders elsewhere.
   fs::path existing = fs::weakly_canonical(target, ec);
   if (ec || !below(root, existing))
-    return {{},
-            "The folder leads out of the local store folder; peto writes only below " +
-                root.string() + "."};
+    return {{}, "The folder leads out of your local store folder; peto writes only inside it."};
   if (make) {
     fs::create_directories(existing, ec);
     if (ec) return {{}, "Could not make the folder " + existing.string() + ": " + ec.message()};
     fs::path made = fs::canonical(existing, ec);
     if (ec || !below(root, made))
-      return {{},
-              "The folder leads out of the local store folder; peto writes only below " +
-                  root.string() + "."};
+      return {{}, "The folder leads out of your local store folder; peto writes only inside it."};
     existing = made;
   }
   return {existing, ""};
+}
+
+// The account's own folder below the local store root.
+fs::path account_root(const Config& instance, std::int64_t owner) {
+  return fs::path(instance.local_store_root()) / std::to_string(owner);
 }
 
 std::string hex_random() {
@@ -143,7 +145,7 @@ class LocalStore final : public Store {
       errors["folder"] = "store_error_folder";
       return errors;
     }
-    if (!resolved_folder(folder, instance, false).second.empty())
+    if (!resolved_folder(folder, instance.local_store_root(), false).second.empty())
       errors["folder"] = "store_error_folder_outside";
     return errors;
   }
@@ -153,13 +155,16 @@ class LocalStore final : public Store {
     return folder.empty() ? "/" : folder;
   }
 
-  std::string refusal(const nlohmann::json& config, const Config& instance) const override {
-    return resolved_folder(config.value("folder", ""), instance, false).second;
+  std::string refusal(const nlohmann::json& config, const Config& instance,
+                      std::int64_t owner) const override {
+    return resolved_folder(config.value("folder", ""), account_root(instance, owner), false).second;
   }
 
   PutResult put(const PutFile& file, const nlohmann::json& config,
                 const PutContext& ctx) const override {
-    auto [folder, why] = resolved_folder(config.value("folder", ""), ctx.config, true);
+    if (ctx.owner <= 0) return PutResult::declined("A copy to a local folder needs its account.");
+    const fs::path root_path = account_root(ctx.config, ctx.owner);
+    auto [folder, why] = resolved_folder(config.value("folder", ""), root_path, true);
     if (!why.empty()) return PutResult::failed(why);
     const std::string name = safe_name(file.remote_name);
     const fs::path final_path = folder / name;
@@ -183,7 +188,7 @@ class LocalStore final : public Store {
       ::close(dir);
     }
     std::error_code ec;
-    fs::path root = fs::canonical(ctx.config.local_store_root(), ec);
+    fs::path root = fs::canonical(root_path, ec);
     return PutResult::sent(fs::relative(final_path, root, ec).string(),
                            "file://" + final_path.string());
   }

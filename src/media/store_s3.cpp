@@ -119,7 +119,7 @@ class S3Store final : public Store {
            config.value("prefix", "");
   }
 
-  std::string refusal(const json& config, const Config& instance) const override {
+  std::string refusal(const json& config, const Config& instance, std::int64_t) const override {
     return url_refusal(config.value("endpoint", ""), instance);
   }
 

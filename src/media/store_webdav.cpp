@@ -80,7 +80,7 @@ class WebDavStore final : public Store {
     return collection(config.value("url", "")) + config.value("folder", "");
   }
 
-  std::string refusal(const json& config, const Config& instance) const override {
+  std::string refusal(const json& config, const Config& instance, std::int64_t) const override {
     return url_refusal(config.value("url", ""), instance);
   }
 

@@ -6,7 +6,7 @@
 
 namespace peto::media {
 
-std::string Store::refusal(const nlohmann::json&, const Config&) const { return ""; }
+std::string Store::refusal(const nlohmann::json&, const Config&, std::int64_t) const { return ""; }
 
 const std::vector<const Store*>& stores() {
   static const std::vector<const Store*> all = {&local_store(), &webdav_store(), &s3_store()};

@@ -64,6 +64,9 @@ struct PutContext {
   const net::HttpClient& http;
   const Config& config;  // allow_private_destinations, local_store_root()
   const Clock& clock;    // the time S3 requests are signed at
+  // The account whose copy this is: a local-folder store writes below that
+  // account's own folder, <local_store_root>/<owner>, and nowhere else.
+  std::int64_t owner = 0;
   std::chrono::milliseconds timeout{120'000};
 };
 
@@ -105,9 +108,11 @@ class Store : public plugin::Plugin {
   std::string_view kind() const final { return "store"; }
   // Whether the instance's policy refuses this connection as it stands (a
   // private address while PETO_ALLOW_PRIVATE_DESTINATIONS is off, a folder
-  // that now leads out of the local store root): the reason, "" when allowed.
-  // A refusal costs the copy no attempt.
-  virtual std::string refusal(const nlohmann::json& config, const Config& instance) const;
+  // that now leads out of the account's local store folder): the reason, ""
+  // when allowed. `owner` is the connection's account. A refusal costs the
+  // copy no attempt.
+  virtual std::string refusal(const nlohmann::json& config, const Config& instance,
+                              std::int64_t owner) const;
   // Copies `file` with `config` (config and secrets merged).
   virtual PutResult put(const PutFile& file, const nlohmann::json& config,
                         const PutContext& ctx) const = 0;

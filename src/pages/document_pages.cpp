@@ -317,13 +317,16 @@ std::string disposition(const std::string& name) {
 Response get_file(Site& site, Request& r, const Visitor& v) {
   auto d = owned(site, r, v);
   if (!d) return site.not_found(r, v);
+  // A file outside peto's media folder is never served (core/stored_path.h).
+  const std::string path = documents_of(site).path_of(*d);
+  if (path.empty()) return site.not_found(r, v);
   // The original name with the extension of what the bytes are.
   std::string stem = d->filename.empty() ? "document-" + std::to_string(d->id) : d->filename;
   if (auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
   std::string ext = d->file.substr(d->file.rfind('.') + 1);
   Response out;
   out.status = 200;
-  out.body_file = documents_of(site).path_of(*d);
+  out.body_file = path;
   out.set_header("Content-Type",
                  d->content_type.empty() ? "application/octet-stream" : d->content_type);
   out.set_header("Content-Disposition", disposition(stem + "." + ext));

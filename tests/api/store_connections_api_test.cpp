@@ -95,8 +95,9 @@ TEST_P(StoreConnectionsApiTest, TheTestCopiesAFileToALocalFolder) {
       ana.post(kConnections + "/" + std::to_string(made.body["id"].get<std::int64_t>()) + "/test");
   ASSERT_EQ(tested.status, 200) << tested.text;
   EXPECT_EQ(tested.body["outcome"], "sent");
-  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(config_.local_store_root()) / "ana" /
-                                      "peto-test.txt"));
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(config_.local_store_root()) /
+                                      std::to_string(ana_) / "ana" / "peto-test.txt"))
+      << "in ana's own folder of the local store root";
 }
 
 PETO_BOTH_BACKENDS(StoreConnectionsApiTest);

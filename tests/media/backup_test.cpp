@@ -21,6 +21,7 @@
 #include "media/backups.h"
 #include "store/cache.h"
 #include "tests/support/domain_fixture.h"
+#include "tests/support/factory.h"
 
 namespace peto {
 namespace {
@@ -265,6 +266,39 @@ TEST_P(BackupTest, RestoreIntoAnEmptyInstanceGivesTheSameDatabaseAndFiles) {
   ASSERT_TRUE(std::holds_alternative<domain::Account>(made));
   EXPECT_GT(std::get<domain::Account>(made).id,
             db().query("SELECT MAX(id) FROM users")[0].int_at(0));
+}
+
+// A backup whose rows name files outside peto's folders (made by hand, or by
+// someone who could write the database) restores with those paths cleared:
+// nothing of the restored instance can then read, send or delete that file.
+TEST_P(BackupTest, RowsNamingFilesOutsideTheirFoldersAreClearedOnRestore) {
+  std::int64_t owner = account("ana@example.com");
+  testing::Factory make(db(), clock_);
+  std::int64_t kept = make.document(config_, owner, "%PDF kept", {.filename = "cv.pdf"});
+  std::int64_t hostile = make.document(config_, owner, "%PDF other", {.filename = "x.pdf"});
+  db().query("UPDATE uploads SET file = '../../../../etc/passwd' WHERE id = ?", {hostile});
+  db().query(
+      "INSERT INTO captures (owner_id, url, url_key, origin, status, page_file, created_at,"
+      " updated_at) VALUES (?, 'https://jobs.example/1', 'jobs.example/1', 'web', 'new',"
+      " '/etc/passwd', 0, 0)",
+      {owner});
+  std::string path = backup();
+  ASSERT_FALSE(path.empty());
+
+  Instance target(dir() / "target", postgres());
+  auto restored = media::restore_backup(target.config, path, options());
+  ASSERT_TRUE(restored) << restored.status().message();
+  EXPECT_EQ(restored->stray_paths, 2);
+  auto restored_db = target.open();
+  EXPECT_EQ(
+      restored_db->query("SELECT file, damage FROM uploads WHERE id = ?", {hostile})[0].text(1),
+      "missing");
+  EXPECT_EQ(restored_db->query("SELECT file FROM uploads WHERE id = ?", {hostile})[0].text(0), "");
+  EXPECT_NE(restored_db->query("SELECT file FROM uploads WHERE id = ?", {kept})[0].text(0), "")
+      << "a path peto wrote is kept";
+  EXPECT_EQ(
+      restored_db->query("SELECT COUNT(*) FROM captures WHERE page_file IS NOT NULL")[0].int_at(0),
+      0);
 }
 
 TEST_P(BackupTest, DamagedOrHostileArchivesAreRefusedWithNothingWritten) {

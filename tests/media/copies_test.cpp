@@ -38,6 +38,10 @@ class CopiesTest : public testing::EngineTest {
   }
 
   Millis now() const { return clock_.now_ms(); }
+  // Where a local-folder store of `owner` (default ada) writes.
+  fs::path account_root(std::int64_t owner = 0) const {
+    return fs::path(config_.local_store_root()) / std::to_string(owner ? owner : owner_);
+  }
 
   std::int64_t account(const std::string& email) {
     return testing::Factory(db(), clock_).account(email);
@@ -148,7 +152,7 @@ TEST_P(CopiesTest, TheLocalStoreWritesTheSameBytesBelowItsRootOnly) {
   EXPECT_TRUE(c["sent"]);
   std::string name = std::to_string(doc) + "-My_CV__final_.pdf";
   EXPECT_EQ(c["external_id"], "ada/cv/" + name);
-  fs::path written = fs::path(config_.local_store_root()) / "ada/cv" / name;
+  fs::path written = account_root() / "ada/cv" / name;
   std::ifstream in(written, std::ios::binary);
   std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(got, bytes);
@@ -178,7 +182,7 @@ TEST_P(CopiesTest, TheLocalStoreWritesTheSameBytesBelowItsRootOnly) {
   // A link put in place after the connection was saved: refused before the
   // copy, no attempt spent, nothing written outside.
   auto later = store("local", {{"folder", "later"}});
-  fs::create_directory_symlink(outside, fs::path(config_.local_store_root()) / "later");
+  fs::create_directory_symlink(outside, account_root() / "later");
   auto doc2 = document("second");
   counts = run_step();
   EXPECT_EQ(counts["failed"], 1);
@@ -188,6 +192,26 @@ TEST_P(CopiesTest, TheLocalStoreWritesTheSameBytesBelowItsRootOnly) {
   EXPECT_NE(copy(doc2, later)["last_error"].get<std::string>().find("leads out"),
             std::string::npos);
   EXPECT_TRUE(fs::is_empty(outside));
+}
+
+// One server, several accounts: each local-folder store writes below its own
+// account's folder, so the same folder name is two folders, and one account
+// cannot put files into another's.
+TEST_P(CopiesTest, EachAccountsLocalFolderIsItsOwn) {
+  auto ben = account("ben@example.com");
+  auto adas = store("local", {{"folder", "shared"}});
+  auto bens = store("local", {{"folder", "shared"}}, ben);
+  auto doc = document("%PDF-1.7 ada's");
+  auto other = testing::Factory(db(), clock_)
+                   .document(config_, ben, "%PDF-1.7 ben's", {.filename = "cv.pdf", .title = "cv"});
+  EXPECT_EQ(run_step()["sent"], 2);
+  EXPECT_EQ(copy(doc, adas)["status"], "sent");
+  EXPECT_EQ(copy(other, bens)["status"], "sent");
+  EXPECT_TRUE(fs::exists(account_root() / "shared" / (std::to_string(doc) + "-cv.pdf")));
+  EXPECT_TRUE(fs::exists(account_root(ben) / "shared" / (std::to_string(other) + "-cv.pdf")));
+  EXPECT_FALSE(fs::exists(account_root(ben) / "shared" / (std::to_string(doc) + "-cv.pdf")));
+  EXPECT_EQ(copy(doc, adas)["external_id"], "shared/" + std::to_string(doc) + "-cv.pdf")
+      << "named within the account's folder";
 }
 
 TEST_P(CopiesTest, WebDavMakesTheFolderThenPutsTheFile) {
@@ -366,7 +390,7 @@ TEST_P(CopiesTest, TwoDocumentsWithALongNameKeepTheirOwnNames) {
   auto second = document("second version", name);
   EXPECT_EQ(run_step()["sent"], 2);
   const std::string kept = std::string(96, 'n') + ".pdf";
-  fs::path folder = fs::path(config_.local_store_root()) / "long";
+  fs::path folder = account_root() / "long";
   for (auto [doc, bytes] : {std::pair{first, std::string("first version")},
                             std::pair{second, std::string("second version")}}) {
     std::ifstream in(folder / (std::to_string(doc) + "-" + kept), std::ios::binary);
@@ -487,7 +511,7 @@ TEST_P(CopiesTest, AnInactiveOwnersCopiesWaitAndADamagedFileIsNotSent) {
   auto c = copy(doc, local);
   EXPECT_EQ(c["status"], "failed");
   EXPECT_NE(c["last_error"].get<std::string>().find("checksum"), std::string::npos);
-  fs::path folder = fs::path(config_.local_store_root()) / "ada";
+  fs::path folder = account_root() / "ada";
   EXPECT_TRUE(!fs::exists(folder) || fs::is_empty(folder));
 }
 

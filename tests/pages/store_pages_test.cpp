@@ -30,7 +30,10 @@ bool contains(const std::string& haystack, const std::string& needle) {
 
 class StorePagesTest : public peto::testing::SignedInPairTest {
  protected:
-  fs::path root() const { return config_.local_store_root(); }
+  // ana's own folder of the local store root: where her local stores write.
+  fs::path root() const {
+    return fs::path(config_.local_store_root()) / std::to_string(ana_->account().id);
+  }
 
   // A document of ana's, uploaded through the Documents service, which plans
   // its copies.
