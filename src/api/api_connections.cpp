@@ -89,8 +89,8 @@ json input_schema(bool creating) {
         {"description",
          "The plugin's fields by name (secret ones write-only) and, for a "
          "notifier, event_<name> booleans; on PATCH a field left out, or a secret sent "
-         "as "
-         "\"\", keeps its value"}}}};
+         "as \"\", keeps its value, except that changing an address (a url field) "
+         "drops the stored secrets, which must then be sent again for the new address"}}}};
   json schema = {{"type", "object"}, {"additionalProperties", false}};
   if (creating) {
     properties["plugin"] = {{"type", "string"},

@@ -221,6 +221,20 @@ std::optional<Connection> Connections::get(std::int64_t owner, std::int64_t id) 
   return connection_from(rows[0], box_);
 }
 
+// Whether `values` change an address of the connection (a url field: where a
+// notifier sends, a store writes, a sync reads), the place its secrets go.
+bool Connections::points_elsewhere(const PluginSpec& n, const json& current, const json& values) {
+  if (!values.is_object()) return false;
+  for (const FieldSpec& f : n.fields) {
+    if (f.type != FieldSpec::Type::url) continue;
+    auto it = values.find(f.name);
+    if (it == values.end()) continue;
+    auto now = typed(f, *it);
+    if (now && *now != current.value(f.name, json(""))) return true;
+  }
+  return false;
+}
+
 // `current` (config and secrets merged) updated with `values`, checked; the
 // merged result, or the errors.
 std::variant<json, ConfigErrors> Connections::checked(const PluginSpec& n, json current,
@@ -383,12 +397,22 @@ std::optional<std::variant<Connection, ConfigErrors>> Connections::update(
           auto l = checked_label(*label, *n, errors);
           if (l) new_label = *l;
         }
-        // Secrets that no longer open count as unset: the form asks for them again.
+        // Secrets that no longer open count as unset: the form asks for them
+        // again. So do secrets whose connection now points somewhere else:
+        // they were entered for the old address.
+        const bool moved = points_elsewhere(*n, current.config, values);
         json merged_current = current.config;
-        merged_current.update(
-            plugin::open_secrets(box_, rows[0].text("secrets_encrypted")).value_or(json::object()));
+        if (!moved)
+          merged_current.update(plugin::open_secrets(box_, rows[0].text("secrets_encrypted"))
+                                    .value_or(json::object()));
         auto merged = checked(*n, merged_current, values);
-        if (auto* e = std::get_if<ConfigErrors>(&merged)) errors.insert(e->begin(), e->end());
+        if (auto* e = std::get_if<ConfigErrors>(&merged)) {
+          if (moved)
+            for (const FieldSpec& f : n->fields)
+              if (f.secret && e->count(f.name) && e->at(f.name) == "error_field_required")
+                (*e)[f.name] = "error_secret_for_new_address";
+          errors.insert(e->begin(), e->end());
+        }
         if (!errors.empty()) return errors;
         auto [config, secrets] = split(*n, std::get<json>(merged));
         bool on = enabled.value_or(current.enabled);

@@ -14,7 +14,10 @@
 //
 // Input (create/update `values`): every field of the plugin by name, as a
 // JSON string, number or boolean; on update a field left out or a secret
-// given as "" keeps its current value. Values are checked against the
+// given as "" keeps its current value, except that secrets are bound to the
+// address they were entered for: an update that changes a url field (where
+// the secrets are sent) drops the stored secrets, and a required one must be
+// given again ("error_secret_for_new_address"). Values are checked against the
 // notifier's FieldSpecs (required, type, length ≤ 2000) and then by its
 // validate(); errors name the field and nothing is written.
 //
@@ -131,6 +134,8 @@ class Connections {
                                             const net::HttpClient& http);
   std::variant<nlohmann::json, ConfigErrors> checked(const PluginSpec& n, nlohmann::json current,
                                                      const nlohmann::json& values);
+  static bool points_elsewhere(const PluginSpec& n, const nlohmann::json& current,
+                               const nlohmann::json& values);
   store::Db& db_;
   const Clock& clock_;
   const Config& config_;

@@ -149,6 +149,32 @@ TEST_P(ConnectionsApiTest, BadInputIs422NamingTheFieldAndWritesNothing) {
   EXPECT_EQ(connections_snapshot(), before);
 }
 
+// A token with connections:write cannot send a connection's stored secret to
+// an address of its choosing: a new url drops the secret, and the webhook,
+// whose secret is required, wants it again.
+TEST_P(ConnectionsApiTest, ANewAddressNeedsTheSecretAgain) {
+  ApiClient ana = client(ana_, {"connections:write"});
+  ApiReply made = ana.post(kConnections, webhook_body());
+  ASSERT_EQ(made.status, 201) << made.text;
+  const std::int64_t id = made.body["id"].get<std::int64_t>();
+  const std::string before = connections_snapshot();
+
+  ApiReply moved = ana.patch(one(id), {{"config", {{"url", "https://collector.example/in"}}}});
+  EXPECT_TRUE(names_field(moved, "config.secret")) << moved.text;
+  EXPECT_EQ(connections_snapshot(), before) << "nothing written";
+
+  ApiReply again = ana.patch(
+      one(id),
+      {{"config",
+        {{"url", "https://collector.example/in"}, {"secret", "the-secret-for-the-new-place"}}}});
+  ASSERT_EQ(again.status, 200) << again.text;
+  EXPECT_EQ(again.body["config"]["url"], "https://collector.example/in");
+  auto conn = db().acquire();
+  auto full = connections::Connections(db(), clock_, config_).full_config(*conn, id);
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->value("secret", ""), "the-secret-for-the-new-place");
+}
+
 TEST_P(ConnectionsApiTest, AnotherAccountsConnectionIsNotFound) {
   ApiClient ben = client(ben_, {"connections:write"});
   ApiReply made = ben.post(kConnections, webhook_body("Ben's"));

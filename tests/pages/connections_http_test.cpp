@@ -169,27 +169,53 @@ TEST_P(ConnectionsHttpTest, AWebhookAddedThroughTheFormKeepsItsSecretSealed) {
 TEST_P(ConnectionsHttpTest, ABlankSecretOnEditKeepsTheStoredOne) {
   std::int64_t id = webhook(ana_->account().id);
   auto saved = ana_->post_form(path(id), {{"label", "Renamed"},
-                                          {"config_url", "https://hooks.example/other"},
+                                          {"config_url", "https://hooks.example/peto"},
                                           {"config_secret", ""},
                                           {"event_reminder_due", "on"}});
   ASSERT_EQ(saved.status, 303) << saved.body;
   auto c = connections().get(ana_->account().id, id);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->label, "Renamed");
-  EXPECT_EQ(c->config.value("url", ""), "https://hooks.example/other");
   EXPECT_FALSE(c->enabled) << "the enabled box was not ticked";
   EXPECT_EQ(secret_of(id), kSecret);
 
   // A new secret replaces it; ticking "On" switches it back on.
   const std::string other = "another-secret-long-enough";
   ASSERT_EQ(ana_->post_form(path(id), {{"label", "Renamed"},
-                                       {"config_url", "https://hooks.example/other"},
+                                       {"config_url", "https://hooks.example/peto"},
                                        {"config_secret", other},
                                        {"enabled", "on"}})
                 .status,
             303);
   EXPECT_EQ(secret_of(id), other);
   EXPECT_TRUE(connections().get(ana_->account().id, id)->enabled);
+}
+
+// A secret is bound to the address it was entered for: pointing the
+// connection somewhere else (a form, or a token with connections:write)
+// cannot send the stored secret there. The form asks for it again.
+TEST_P(ConnectionsHttpTest, AChangedAddressAsksForTheSecretAgain) {
+  std::int64_t id = webhook(ana_->account().id);
+  const std::string before = snapshot();
+  auto moved = ana_->post_form(path(id), {{"label", "Board"},
+                                          {"config_url", "https://elsewhere.example/collect"},
+                                          {"config_secret", ""},
+                                          {"enabled", "on"}});
+  ASSERT_EQ(moved.status, 422) << moved.body;
+  EXPECT_TRUE(contains(moved.body, "The address changed: enter this again for the new address."))
+      << moved.body;
+  EXPECT_EQ(snapshot(), before) << "nothing written";
+  EXPECT_EQ(secret_of(id), kSecret);
+
+  const std::string fresh = "a-secret-for-the-new-address";
+  auto saved = ana_->post_form(path(id), {{"label", "Board"},
+                                          {"config_url", "https://elsewhere.example/collect"},
+                                          {"config_secret", fresh},
+                                          {"enabled", "on"}});
+  ASSERT_EQ(saved.status, 303) << saved.body;
+  EXPECT_EQ(secret_of(id), fresh);
+  EXPECT_EQ(connections().get(ana_->account().id, id)->config.value("url", ""),
+            "https://elsewhere.example/collect");
 }
 
 TEST_P(ConnectionsHttpTest, BadInputIs422WithTheFieldErrorAndWritesNothing) {
