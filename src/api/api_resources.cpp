@@ -177,19 +177,27 @@ void add_interview_outcome(Api& api, const Shared& res) {
   });
 }
 
+// Who the token acts for; the profile's settings only to a token that may
+// read the profile (profile:read, profile:write, read or write).
 json me_answer(const domain::Account& a, const domain::ApiToken& token) {
-  return {{"id", a.id},
-          {"email", a.email},
-          {"is_admin", a.is_admin},
-          {"language", a.language},
-          {"time_zone", a.time_zone},
-          {"quiet_after_days", a.quiet_after_days},
-          {"closing_notice_days", a.closing_notice_days},
-          {"token", {{"id", token.id}, {"name", token.name}, {"scopes", token.scopes}}}};
+  json out = {{"id", a.id},
+              {"email", a.email},
+              {"is_admin", a.is_admin},
+              {"token", {{"id", token.id}, {"name", token.name}, {"scopes", token.scopes}}}};
+  if (domain::scope_allows(token.scopes, "profile", false)) {
+    out["language"] = a.language;
+    out["time_zone"] = a.time_zone;
+    out["quiet_after_days"] = a.quiet_after_days;
+    out["closing_notice_days"] = a.closing_notice_days;
+  }
+  return out;
 }
 
 void add_me(Api& api, const Shared& res) {
-  json op = api_operation("getMe", "Who this token acts for, and its scopes", "me");
+  json op = api_operation("getMe",
+                          "Who this token acts for, and its scopes; the profile's settings "
+                          "only with profile:read",
+                          "me");
   api_answer(op, 200, "The account and the token", schema_ref("Me"));
   api.add({.method = "GET", .pattern = "/api/v1/me", .operation = op, .handler = [](ApiCall& c) {
              return Response::json(200, me_answer(c.bearer.account, c.bearer.token));

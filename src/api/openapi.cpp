@@ -153,9 +153,8 @@ json me_schema() {
                 {"name", {{"type", "string"}}},
                 {"scopes", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
               {"required", {"id", "name", "scopes"}}}}}},
-          {"required",
-           {"id", "email", "is_admin", "language", "time_zone", "quiet_after_days",
-            "closing_notice_days", "token"}}};
+          // The settings are answered only to a token that may read the profile.
+          {"required", {"id", "email", "is_admin", "token"}}};
 }
 
 json capture_schema() {

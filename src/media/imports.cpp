@@ -158,9 +158,10 @@ Result<ImportFacts> import_archive(store::Db& db, const Clock& clock, const std:
   };
   try {
     std::error_code ec;
-    if (!fs::is_regular_file(zip_path, ec)) refuse(zip_path + " is not a file");
+    // The message names no path: on the web it would show the server's folders.
+    if (!fs::is_regular_file(zip_path, ec)) refuse("the archive is not a file");
     Zip zip(zip_path);
-    if (zip.get() == nullptr) refuse(zip_path + " is not a zip archive");
+    if (zip.get() == nullptr) refuse("the archive is not a zip archive");
     auto entries = list_entries(zip.get(), limits);
     std::int64_t total = 0;
     json doc = read_document(zip.get(), entries, limits, total);

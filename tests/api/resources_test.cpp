@@ -386,9 +386,16 @@ TEST_P(ResourcesApiTest, MeShowsAndChangesTheProfile) {
   ApiReply again = ana.get(std::string(kApi) + "/me");
   EXPECT_EQ(again.body["time_zone"], "Europe/Lisbon");
 
-  // Any valid token reads /me; changing it needs profile:write.
+  // Any valid token reads who it acts for; the settings need profile:read,
+  // and changing them profile:write.
   ApiClient reader = client(ana_, {"listings:read"});
-  EXPECT_EQ(reader.get(std::string(kApi) + "/me").status, 200);
+  ApiReply who = reader.get(std::string(kApi) + "/me");
+  ASSERT_EQ(who.status, 200) << who.text;
+  EXPECT_EQ(who.body["email"], "ana@example.com");
+  for (const char* setting : {"language", "time_zone", "quiet_after_days", "closing_notice_days"})
+    EXPECT_FALSE(who.body.contains(setting)) << setting;
+  EXPECT_TRUE(
+      client(ana_, {"profile:read"}).get(std::string(kApi) + "/me").body.contains("time_zone"));
   EXPECT_TRUE(is_problem(reader.patch(std::string(kApi) + "/me", {{"quiet_after_days", 10}}), 403));
 }
 

@@ -133,6 +133,8 @@ TEST_P(ExportsWebTest, ARefusedImportChangesNothing) {
   auto junk = upload(ana, "this is not a zip");
   EXPECT_EQ(junk.status, 422);
   EXPECT_NE(junk.body.find("Nothing was changed"), std::string::npos) << junk.body;
+  EXPECT_NE(junk.body.find("not a zip archive"), std::string::npos) << junk.body;
+  EXPECT_EQ(junk.body.find(config_.data_dir), std::string::npos) << "no server path shown";
   EXPECT_EQ(count("companies"), 0);
 
   // An account with records needs the box ticked.
