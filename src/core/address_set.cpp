@@ -81,13 +81,13 @@ Result<AddressSet> AddressSet::parse(std::string_view text) {
   return set;
 }
 
-bool AddressSet::contains(std::string_view text) const {
-  auto address = address_of(text);
-  if (!address) return false;
+bool AddressSet::contains(std::string_view address) const {
+  auto parsed = address_of(address);
+  if (!parsed) return false;
   unsigned char bytes[16] = {};
-  copy_bytes(*address, bytes);
+  copy_bytes(*parsed, bytes);
   for (const Network& n : networks_)
-    if (n.v6 == address->is_v6() && same_prefix(n.bytes, bytes, n.prefix)) return true;
+    if (n.v6 == parsed->is_v6() && same_prefix(n.bytes, bytes, n.prefix)) return true;
   return false;
 }
 
