@@ -35,11 +35,12 @@ ServedPeto::ServedPeto(const std::filesystem::path& dir, const std::string& env)
   Ran migrated = run_peto(url_, data_, "migrate", dir);
   if (migrated.code != 0) throw std::runtime_error("peto migrate failed: " + migrated.err);
 
-  const std::string command = "exec env " + env +
-                              "PETO_LOG_LEVEL=info PETO_LOG_FORMAT=json PETO_LISTEN=127.0.0.1:0 "
-                              "PETO_DATABASE_URL='" +
-                              url_ + "' PETO_DATA_DIR='" + data_ + "' " + peto_binary() +
-                              " serve >'" + log_path_.string() + "' 2>&1";
+  // `env` comes last, so that it may set PETO_LOG_LEVEL too.
+  const std::string command =
+      "exec env PETO_LOG_LEVEL=info PETO_LOG_FORMAT=json "
+      "PETO_LISTEN=127.0.0.1:0 PETO_DATABASE_URL='" +
+      url_ + "' PETO_DATA_DIR='" + data_ + "' " + env + peto_binary() + " serve >'" +
+      log_path_.string() + "' 2>&1";
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {

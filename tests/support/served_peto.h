@@ -6,7 +6,8 @@
 //   http_request(peto.port(), "GET", "/healthz");
 //   peto.rss_kb();                          // its resident memory now
 //
-// `env` adds variables ("PETO_TRUSTED_PROXIES=127.0.0.1 "). The process logs
+// `env` adds variables or replaces the ones above ("PETO_TRUSTED_PROXIES=127.0.0.1
+// PETO_LOG_LEVEL=debug "). The process logs
 // to dir/serve.log; it gets SIGTERM when the ServedPeto goes, then SIGKILL
 // after 10 s. The constructor throws std::runtime_error (with the log's
 // tail) when the server does not start within 20 s.
