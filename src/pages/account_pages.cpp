@@ -64,17 +64,22 @@ class SigninThrottle {
     }
   }
 
-  // The seconds to wait before trying again; 0 when the attempt may go ahead.
+  // Counts the attempt as a failure until succeeded() takes it back, in one
+  // statement per counter, so attempts made at the same moment cannot all
+  // pass before any counts. The seconds to wait before trying again; 0 when
+  // the attempt may go ahead.
   int wait_s() {
-    bool held =
-        failures(by_address_) >= kSigninLimitPerMinute ||
-        (!account_.empty() && failures(by_account_) >= kSigninLimitPerMinute && !known_browser());
+    bool held = cache_.incr(by_address_, 1, kWindowTtl) > kSigninLimitPerMinute;
+    if (!account_.empty() && cache_.incr(by_account_, 1, kWindowTtl) > kSigninLimitPerMinute &&
+        !known_browser())
+      held = true;
     return held ? static_cast<int>(60 - (now_ % 60000) / 1000) : 0;
   }
 
-  void failed() {
-    cache_.incr(by_address_, 1, kWindowTtl);
-    if (!account_.empty()) cache_.incr(by_account_, 1, kWindowTtl);
+  // The password was right: the attempt was no failure.
+  void succeeded() {
+    cache_.incr(by_address_, -1, kWindowTtl);
+    if (!account_.empty()) cache_.incr(by_account_, -1, kWindowTtl);
   }
 
   // Remembers this browser for the account: the cookie to set, its token new
@@ -92,10 +97,6 @@ class SigninThrottle {
   static constexpr int kKnownDays = 365;
   static constexpr auto kWindowTtl = std::chrono::minutes(2);
 
-  std::int64_t failures(const std::string& key) {
-    auto v = cache_.get(key);
-    return v ? std::stoll(*v) : 0;
-  }
   bool known_browser() {
     std::string token = cookie_value(request_, kKnownCookie);
     return token.size() == 32 && cache_.get(known_key(token)).has_value();
@@ -136,10 +137,8 @@ Response post_signin(Site& site, Request& r) {
     return out;
   }
   auto account = site.accounts().check_password(email, f.get("password"));
-  if (!account) {
-    throttle.failed();
-    return signin_page(site, r, 200, email, next, "error_signin_failed");
-  }
+  if (!account) return signin_page(site, r, 200, email, next, "error_signin_failed");
+  throttle.succeeded();
   log::info("web", "signed in", {{"user", account->id}});
   Response out = signed_in_redirect(site, r, account->id, safe_return(next, "/"));
   out.headers.emplace_back("Set-Cookie", throttle.remember());
