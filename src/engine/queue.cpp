@@ -281,6 +281,34 @@ std::int64_t Queue::fail_interrupted_errands(std::chrono::milliseconds age) {
       .affected;
 }
 
+std::optional<Errand> Queue::errand(std::int64_t owner, std::int64_t id) const {
+  auto rows = db_.query(
+      "SELECT id, kind, payload, state, result, error FROM tasks WHERE id = ? AND owner_id = ?",
+      {id, owner});
+  if (rows.empty()) return std::nullopt;
+  const auto& r = rows[0];
+  return Errand{r.int_at("id"),  r.text("kind"),   r.text("payload"),
+                r.text("state"), r.text("result"), r.text("error")};
+}
+
+std::int64_t Queue::unfinished_errands(std::int64_t owner,
+                                       const std::vector<std::string>& kinds) const {
+  if (kinds.empty()) return 0;
+  std::string marks;
+  store::Params params{owner};
+  for (const auto& kind : kinds) {
+    marks += marks.empty() ? "?" : ", ?";
+    params.emplace_back(kind);
+  }
+  return db_
+      .query(
+          "SELECT COUNT(*) AS n FROM tasks WHERE owner_id = ? AND state IN ('available',"
+          " 'running') AND kind IN (" +
+              marks + ")",
+          params)[0]
+      .int_at("n");
+}
+
 Queue::Stats Queue::stats() const {
   Stats s;
   for (const auto& r :

@@ -63,6 +63,16 @@ struct Task {
   std::optional<std::int64_t> owner;
 };
 
+// An errand as its page shows it.
+struct Errand {
+  std::int64_t id = 0;
+  std::string kind;
+  std::string payload;
+  std::string state;   // available, running, done, failed, cancelled
+  std::string result;  // what the handler returned, when done
+  std::string error;   // why, when failed
+};
+
 struct Backoff {
   std::chrono::milliseconds base{10'000};  // first retry after about this long
   std::chrono::milliseconds cap{3'600'000};
@@ -129,6 +139,11 @@ class Queue {
   std::int64_t prune_finished(std::chrono::milliseconds age, int batch = 1000);
   // Upkeep: fails errands still unfinished `age` after they were asked for.
   std::int64_t fail_interrupted_errands(std::chrono::milliseconds age);
+
+  // `owner`'s errand `id`; nullopt for anybody else's or a pruned one.
+  std::optional<Errand> errand(std::int64_t owner, std::int64_t id) const;
+  // How many of `owner`'s errands of a kind in `kinds` wait or run.
+  std::int64_t unfinished_errands(std::int64_t owner, const std::vector<std::string>& kinds) const;
 
   static std::vector<store::Migration> migrations();
 

@@ -272,10 +272,13 @@ CopyOutcome Copies::copy_failed(std::int64_t id, Millis claim, int attempts,
   return CopyOutcome::failed;
 }
 
+bool Copies::owns(std::int64_t owner, std::int64_t copy_id) const {
+  return !db_.query("SELECT 1 FROM document_copies WHERE id = ? AND owner_id = ?", {copy_id, owner})
+              .empty();
+}
+
 std::optional<CopyOutcome> Copies::send_now(std::int64_t owner, std::int64_t copy_id) {
-  if (db_.query("SELECT 1 FROM document_copies WHERE id = ? AND owner_id = ?", {copy_id, owner})
-          .empty())
-    return std::nullopt;
+  if (!owns(owner, copy_id)) return std::nullopt;
   store::Value now = store::now_param(clock_);
   // Its own claim, taken together with the reset.
   auto claimed = db_.query(

@@ -93,6 +93,8 @@ class Copies {
   // "Send now" on `owner`'s copy: attempts back to 0, claimed, tried at once.
   // nullopt: no such copy of this owner; busy: it is sent or being sent.
   std::optional<CopyOutcome> send_now(std::int64_t owner, std::int64_t copy_id);
+  // Whether `copy_id` is one of `owner`'s copies.
+  bool owns(std::int64_t owner, std::int64_t copy_id) const;
   // Whether `copy_id` is the owner's copy of the document `document_id`.
   bool is_copy_of(std::int64_t owner, std::int64_t copy_id, std::int64_t document_id) const;
 
