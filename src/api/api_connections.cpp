@@ -14,6 +14,7 @@
 #include "api/api.h"
 #include "api/openapi.h"
 #include "connections/connections.h"
+#include "connections/tries.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "net/http.h"
@@ -213,10 +214,20 @@ Response create_connection(Api& api, Site& site, ApiCall& c) {
 }
 
 // POST /api/v1/connections/{id}/test, also from `admit`: the send must not
-// hold the write lock for as long as the receiver takes to answer.
+// hold the write lock for as long as the receiver takes to answer. It runs in
+// the request, through the process's gate for tries (connections/tries.h):
+// one at a time per person, a few in all, else 429.
 Response test_connection(Api& api, Site& site, ApiCall& c) {
   static const net::HttpClient http;
   const std::string lang = site.public_language(c.request);
+  auto ticket = connections::TryGate::process().enter(c.owner());
+  if (!ticket) {
+    Response out = api.problem(c.request, 429, "A test is running",
+                               "Another test of yours, or too many tests in all, are running "
+                               "now; try again when they are done.");
+    out.set_header("Retry-After", "5");
+    return out;
+  }
   auto result = connections_of(site).test(c.owner(), c.id, http, lang);
   if (!result) return not_found(api, c.request);
   log::info("api", "connection tested",
@@ -285,6 +296,9 @@ void add_connection_writes(Api& api, Site& site) {
   op = api_operation("testConnection", "Send a test notice now (a store: copy peto-test.txt to it)",
                      "connections");
   api_id_parameter(op);
+  op["description"] =
+      "The test runs while the request waits (up to the connection's timeout). One test at a "
+      "time per person and a few in all: another answers 429 with Retry-After.";
   api_answer(
       op, 200, "What happened",
       {{"type", "object"},

@@ -4,6 +4,7 @@
 #include "app/app.h"
 #include "app/signals.h"
 #include "capture/errand.h"
+#include "connections/tries.h"
 #include "core/log.h"
 #include "engine/worker.h"
 #include "media/backups.h"
@@ -51,6 +52,16 @@ engine::TaskKinds task_kinds(App& app) {
     return media::run_export_task(*app.db, *app.clock, app.config, task.id, task.owner);
   };
   k.add(std::move(packing));
+  // A person's "Send a test", "Sync now" and a copy's "Send now" (errands).
+  auto tries = std::make_shared<connections::Tries>(*app.db, *app.clock, app.config, *http);
+  for (const char* name :
+       {connections::kTestTask, connections::kSyncTask, connections::kCopyTask}) {
+    engine::TaskKind one;
+    one.name = name;
+    one.max_attempts = 1;
+    one.handler = [tries, http](const engine::Task& task) { return tries->run(task); };
+    k.add(std::move(one));
+  }
   return k;
 }
 

@@ -9,12 +9,18 @@
 // (Connections::update reads "" so). connections::Connections checks everything
 // and writes nothing when a field is wrong; the page then answers 422 with
 // the form as typed. Somebody else's connection is the 404 page.
+//
+// "Send a test" and "Sync now" are tries (connections/tries.h): with a worker
+// the button queues an errand and the connection's page, at ?try=<errand>,
+// says "Sending…" and reloads itself (a Refresh header) until the outcome is
+// there; without one the try runs in the request, the gate permitting.
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "connections/connections.h"
+#include "connections/tries.h"
 #include "core/log.h"
 #include "http/form.h"
 #include "http/http.h"
@@ -37,10 +43,9 @@ using notify::ConfigErrors;
 using notify::FieldSpec;
 
 constexpr int kInboxPageSize = 50;
-// How long "Sync now" starts new entries while the person waits; the next
-// scheduled run does the rest.
-constexpr auto kSyncNowLimit = std::chrono::seconds(20);
 constexpr const char* kListPath = "/profile/connections";
+// How often the page of a try that is still running reloads itself.
+constexpr const char* kTryRefreshSeconds = "2";
 
 const Config& config_of(const Site& site) {
   static const Config defaults;
@@ -55,6 +60,10 @@ connections::Connections connections_of(Site& site) {
 const net::HttpClient& http_client() {
   static const net::HttpClient client;
   return client;
+}
+
+connections::Tries tries_of(Site& site) {
+  return connections::Tries(site.db(), site.clock(), config_of(site), http_client());
 }
 
 std::string notifier_label(const Site& site, const Visitor& v, const std::string& plugin) {
@@ -123,9 +132,43 @@ struct FormState {
   bool enabled = true;
   json config = json::object();  // non-secret values and event_* switches to show
   ConfigErrors errors = {};
-  std::optional<plugin::Outcome> tested = std::nullopt;
-  std::optional<sync::SyncReport> synced = std::nullopt;  // "Sync now" just ran
+  std::optional<connections::TryOutcome> tried = std::nullopt;  // a test or a sync came to this
+  bool trying = false;    // a test or a sync is waiting for the worker or running
+  std::string try_error;  // a catalogue key: why the try was refused or did not finish
 };
+
+// The flash of a try: what it came to, that it is running, or why not.
+json try_flash(const Site& site, const Visitor& v, const FormState& s) {
+  const bool is_sync = s.plugin.kind == "sync";
+  if (!s.try_error.empty())
+    return {{"kind", "error"}, {"message", site.catalogue().text(v.language, s.try_error)}};
+  if (s.trying) {
+    const std::string key = is_sync                    ? "sync_now_working"
+                            : s.plugin.kind == "store" ? "connections_trying_store"
+                                                       : "connections_trying_test";
+    return {{"kind", "info"}, {"message", site.catalogue().text(v.language, key)}};
+  }
+  const connections::TryOutcome& t = *s.tried;
+  if (t.outcome == "gone")
+    return {{"kind", "error"}, {"message", site.catalogue().text(v.language, "tries_gone")}};
+  if (is_sync) {
+    const std::string word = t.outcome == "busy" || t.outcome == "done" ? t.outcome : "failed";
+    return {{"kind", word == "busy"   ? "info"
+                     : word == "done" ? "success"
+                                      : "error"},
+            {"message", site.catalogue().text(v.language, "sync_now_" + word)}};
+  }
+  const bool sent = t.outcome == "sent";
+  std::string message = t.message;
+  if (sent || message.empty()) {
+    const std::string prefix =
+        s.plugin.kind == "store" ? "connections_test_store_" : "connections_test_";
+    message = site.catalogue().text(v.language, prefix + (sent ? "sent" : "failed"));
+  } else {
+    message = site.catalogue().text(v.language, message);  // a catalogue key or a sentence
+  }
+  return {{"kind", sent ? "success" : "error"}, {"message", message}};
+}
 
 // A sync report as lines for the page: "3 uploaded", "1 conflict"…, then its
 // notes.
@@ -250,18 +293,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     data["title"] = site.catalogue().fill(v.language, "connections_new_title", {{"kind", kind}});
     data["action"] = std::string(kListPath) + "/new?plugin=" + url_encode(n.name);
   }
-  if (s.tested) {
-    const bool sent = s.tested->kind == plugin::Outcome::Kind::done;
-    std::string message = s.tested->message;
-    if (sent || message.empty()) {
-      const std::string prefix =
-          n.kind == "store" ? "connections_test_store_" : "connections_test_";
-      message = site.catalogue().text(v.language, prefix + (sent ? "sent" : "failed"));
-    } else {
-      message = site.catalogue().text(v.language, message);  // a catalogue key or a sentence
-    }
-    data["flash"] = {{"kind", sent ? "success" : "error"}, {"message", message}};
-  }
+  if (s.tried || s.trying || !s.try_error.empty()) data["flash"] = try_flash(site, v, s);
   if (s.existing && n.kind == "sync") {
     store::Cache cache(site.db(), site.clock());
     sync::Syncs syncs(site.db(), cache, site.clock(), config_of(site), http_client());
@@ -269,16 +301,9 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
         last && (!last->counts.empty() || !last->error.empty() || !last->notes.empty()))
       data["last_report"] = report_view(site, v, *last);
   }
-  if (s.synced) {
-    std::string key = s.synced->already_running ? "sync_now_busy"
-                      : s.synced->error.empty() ? "sync_now_done"
-                                                : "sync_now_failed";
-    data["flash"] = {{"kind", s.synced->already_running ? "info"
-                              : s.synced->error.empty() ? "success"
-                                                        : "error"},
-                     {"message", site.catalogue().text(v.language, key)}};
-  }
-  return site.render(r, v, status, "connection_form", data);
+  Response out = site.render(r, v, status, "connection_form", data);
+  if (s.trying) out.set_header("Refresh", kTryRefreshSeconds);
+  return out;
 }
 
 FormState state_of(const Connection& c, const PluginSpec& n) {
@@ -379,10 +404,21 @@ std::optional<std::pair<Connection, PluginSpec>> owned(Site& site, const Request
   return std::make_pair(std::move(*c), std::move(*n));
 }
 
+// The connection's page; at ?try=<errand>, with where its test or sync is.
 Response get_edit(Site& site, Request& r, const Visitor& v) {
   auto found = owned(site, r, v);
   if (!found) return site.not_found(r, v);
-  return form_page(site, r, v, 200, state_of(found->first, found->second));
+  FormState s = state_of(found->first, found->second);
+  if (auto id = parse_id(Form::from_query(r).get("try"))) {
+    auto seen = tries_of(site).seen(v.account.id, *id);
+    // Only a try of this connection is shown here; any other is ignored.
+    if (seen && seen->kind != connections::Try::copy && seen->subject == found->first.id) {
+      s.trying = seen->working;
+      s.tried = seen->outcome;
+      if (!seen->working && !seen->outcome) s.try_error = "tries_interrupted";
+    }
+  }
+  return form_page(site, r, v, 200, s);
 }
 
 Response post_edit(Site& site, Request& r, const Visitor& v) {
@@ -406,41 +442,48 @@ Response post_edit(Site& site, Request& r, const Visitor& v) {
   return Site::redirect(std::string(kListPath) + "?done=saved");
 }
 
-// Sends a test notice now and shows its outcome on the connection's page.
-// The send runs in this request (up to the notifier's timeout): the person
-// asked for it and waits for the answer.
-Response post_test(Site& site, Request& r, const Visitor& v) {
+// "Send a test" (a notice, or a store's peto-test.txt) and "Sync now". A sync
+// runs under the connection's lease, so never beside a scheduler's run of the
+// same connection (that one answers "already running"), and starts entries
+// for Tries::kSyncLimit at most.
+Response post_try(Site& site, Request& r, const Visitor& v, connections::Try kind) {
   auto found = owned(site, r, v);
-  if (!found) return site.not_found(r, v);
-  auto result = connections_of(site).test(v.account.id, found->first.id, http_client(), v.language);
-  if (!result) return site.not_found(r, v);
-  log::info("web", "connection tested",
+  if (!found || (kind == connections::Try::sync && found->second.kind != "sync"))
+    return site.not_found(r, v);
+  const std::int64_t id = found->first.id;
+  auto started = tries_of(site).start(v.account.id, kind, id, v.language);
+  if (auto* refused = std::get_if<connections::TryRefusal>(&started)) {
+    if (*refused == connections::TryRefusal::not_found) return site.not_found(r, v);
+    FormState s = state_of(found->first, found->second);
+    s.try_error = "tries_too_many";
+    return form_page(site, r, v, 429, s);
+  }
+  const auto& done = std::get<connections::Started>(started);
+  const char* what = kind == connections::Try::sync ? "sync" : "test";
+  if (done.task_id != 0) {
+    log::info("web", "connection try queued",
+              {{"user", v.account.id}, {"connection", id}, {"try", what}, {"task", done.task_id}});
+    return Site::redirect(std::string(kListPath) + "/" + std::to_string(id) +
+                          "?try=" + std::to_string(done.task_id));
+  }
+  log::info("web", "connection tried",
             {{"user", v.account.id},
-             {"connection", found->first.id},
-             {"outcome", std::string(notify::outcome_name(*result))}});
-  // Read again: the test recorded last_ok_at or last_error.
-  auto now = connections_of(site).get(v.account.id, found->first.id);
+             {"connection", id},
+             {"try", what},
+             {"outcome", done.outcome->outcome}});
+  // Read again: the try recorded last_ok_at or last_error.
+  auto now = connections_of(site).get(v.account.id, id);
   FormState s = state_of(now ? *now : found->first, found->second);
-  s.tested = *result;
+  s.tried = done.outcome;
   return form_page(site, r, v, 200, s);
 }
 
-// "Sync now": runs the sync in this request under the connection's lease, so
-// it never runs beside a scheduler's run of the same connection (that one
-// answers "already running"). It starts entries for kSyncNowLimit at most.
+Response post_test(Site& site, Request& r, const Visitor& v) {
+  return post_try(site, r, v, connections::Try::test);
+}
+
 Response post_sync(Site& site, Request& r, const Visitor& v) {
-  auto found = owned(site, r, v);
-  if (!found || found->second.kind != "sync") return site.not_found(r, v);
-  store::Cache cache(site.db(), site.clock());
-  sync::Syncs syncs(site.db(), cache, site.clock(), config_of(site), http_client());
-  auto report = syncs.run_now(v.account.id, found->first.id, kSyncNowLimit);
-  if (!report) return site.not_found(r, v);
-  log::info("web", "sync run from the page",
-            {{"user", v.account.id}, {"connection", found->first.id}});
-  auto now = connections_of(site).get(v.account.id, found->first.id);
-  FormState s = state_of(now ? *now : found->first, found->second);
-  s.synced = *report;
-  return form_page(site, r, v, 200, s);
+  return post_try(site, r, v, connections::Try::sync);
 }
 
 Response post_delete(Site& site, Request& r, const Visitor& v) {

@@ -11,11 +11,13 @@
 #include <optional>
 #include <string>
 
+#include "connections/tries.h"
 #include "core/log.h"
 #include "http/form.h"
 #include "http/multipart.h"
 #include "media/copies.h"
 #include "media/documents.h"
+#include "net/http.h"
 #include "pages/record_view.h"
 #include "pages/site.h"
 
@@ -273,13 +275,34 @@ Response detail_page(Site& site, Request& r, const Visitor& v, const Document& d
     data["flash"] = {{"kind", "success"},
                      {"message", site.catalogue().text(v.language, "documents_done_" + done)}};
   // The outcome of "Send now" (pages/copy_pages.cpp): a fixed set, nothing from
-  // the query string is echoed.
+  // the query string is echoed; or, at ?try=<errand>, where the errand is.
   std::string copy = Form::from_query(r).get("copy");
+  bool trying = false;
+  if (auto task = parse_id(Form::from_query(r).get("try"))) {
+    static const net::HttpClient http;
+    auto seen = connections::Tries(site.db(), site.clock(), config_of(site), http)
+                    .seen(v.account.id, *task);
+    if (seen && seen->kind == connections::Try::copy &&
+        media::Copies(site.db(), site.clock(), config_of(site), http)
+            .is_copy_of(v.account.id, seen->subject, d.id)) {
+      trying = seen->working;
+      if (seen->outcome) copy = seen->outcome->outcome;
+      if (!seen->working && !seen->outcome) copy = "interrupted";
+    }
+  }
+  if (trying)
+    data["flash"] = {{"kind", "info"},
+                     {"message", site.catalogue().text(v.language, "copies_working")}};
   if (copy == "sent" || copy == "failed" || copy == "declined" || copy == "refused" ||
       copy == "busy")
     data["flash"] = {{"kind", copy == "sent" ? "success" : "error"},
                      {"message", site.catalogue().text(v.language, "copies_" + copy)}};
-  return site.render(r, v, status, "document", data);
+  if (copy == "too_many" || copy == "interrupted" || copy == "gone")
+    data["flash"] = {{"kind", "error"},
+                     {"message", site.catalogue().text(v.language, "tries_" + copy)}};
+  Response out = site.render(r, v, status, "document", data);
+  if (trying) out.set_header("Refresh", "2");
+  return out;
 }
 
 std::optional<Document> owned(Site& site, const Request& r, const Visitor& v) {

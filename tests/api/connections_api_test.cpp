@@ -7,6 +7,7 @@
 #include <string>
 
 #include "connections/connections.h"
+#include "connections/tries.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "tests/support/api_fixture.h"
@@ -219,6 +220,13 @@ TEST_P(ConnectionsApiTest, TheTestSendAnswersItsOutcome) {
   EXPECT_FALSE(tested.body["message"].get<std::string>().empty());
   ApiReply after = ana.get(one(id));
   EXPECT_FALSE(after.body["last_error"].get<std::string>().empty()) << after.text;
+
+  // While another try of Ana's runs, the test waits its turn: 429, nothing sent.
+  auto running = connections::TryGate::process().enter(ana_);
+  ASSERT_TRUE(running);
+  ApiReply held = ana.post(one(id) + "/test");
+  EXPECT_TRUE(is_problem(held, 429)) << held.text;
+  EXPECT_EQ(held.header("Retry-After"), "5");
 }
 
 TEST_P(ConnectionsApiTest, NoticesAreTheInboxNewestFirstAndReadOnce) {

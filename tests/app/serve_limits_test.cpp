@@ -1,14 +1,22 @@
 // The limits of `peto serve` as it starts in production, on the real process:
 // a body is refused on its headers when its route would not take it, before
-// a byte of it is read, so a stranger cannot make the server hold it.
+// a byte of it is read, so a stranger cannot make the server hold it; tests
+// of connections that never answer hold a few server threads at most.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "connections/tries.h"
 #include "tests/support/backends.h"
 #include "tests/support/http_client.h"
 #include "tests/support/served_peto.h"
@@ -78,6 +86,112 @@ TEST(ServeLimitsTest, BehindATrustedProxyTheClientItNamesIsTheAddress) {
     if (remotes.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(remotes, (std::vector<std::string>{"192.0.2.7", "127.0.0.3"}));
+}
+
+// A server that takes connections and never answers; gone, it closes them,
+// so what waits on it fails at once.
+class SilentServer {
+ public:
+  SilentServer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), size) != 0 || ::listen(fd_, 64) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &size) != 0)
+      ADD_FAILURE() << "no silent server";
+    port_ = ntohs(a.sin_port);
+    taker_ = std::thread([this] {
+      for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) taken_.push_back(c);
+    });
+  }
+  ~SilentServer() {
+    ::shutdown(fd_, SHUT_RDWR);  // ends the accept
+    taker_.join();
+    ::close(fd_);
+    for (int c : taken_) ::close(c);
+  }
+  SilentServer(const SilentServer&) = delete;
+  SilentServer& operator=(const SilentServer&) = delete;
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::vector<int> taken_;  // the taker's only, until it is joined
+  std::thread taker_;
+};
+
+// Six people test a webhook whose server never answers, all at once. Without
+// a worker the tests run in requests, through the gate: two at a time in the
+// process and one per person, the others answer 429 at once, and the site
+// goes on answering.
+TEST(ServeLimitsTest, TestsOfAServerThatNeverAnswersHoldTwoServerThreadsAtMost) {
+  testing::TempDir tmp;
+  auto silent = std::make_unique<SilentServer>();
+  testing::ServedPeto peto(tmp.path(),
+                           "PETO_BACKGROUND_WORK=false PETO_ALLOW_PRIVATE_DESTINATIONS=true ");
+  constexpr int kPeople = 6;
+  std::ofstream(tmp.path() / "password") << "a-password-long-enough\n";
+  std::vector<std::string> tokens;
+  std::vector<std::int64_t> connections;
+  for (int i = 0; i < kPeople; ++i) {
+    const std::string email = "person" + std::to_string(i) + "@example.com";
+    auto run = [&](const std::string& args) {
+      return testing::run_peto(peto.database_url(), peto.data_dir(), args, tmp.path());
+    };
+    ASSERT_EQ(run("user create --email " + email + " --password-stdin < '" +
+                  (tmp.path() / "password").string() + "'")
+                  .code,
+              0);
+    auto made = run("token create --user " + email + " --scope connections:write");
+    ASSERT_EQ(made.code, 0) << made.err;
+    std::string token = made.out.substr(made.out.rfind("peto_"));
+    tokens.push_back(token.substr(0, token.find_first_of(" \r\n")));
+    testing::TestConnection c(peto.port());
+    auto created = c.request(
+        "POST", "/api/v1/connections",
+        nlohmann::json{{"plugin", "webhook"},
+                       {"label", "Silent"},
+                       {"config", {{"url", silent->url()}, {"secret", "0123456789abcdef"}}}}
+            .dump(),
+        {{"Authorization", "Bearer " + tokens.back()}, {"Content-Type", "application/json"}});
+    ASSERT_EQ(created.status, 201) << created.body;
+    connections.push_back(nlohmann::json::parse(created.body)["id"].get<std::int64_t>());
+  }
+
+  std::vector<std::future<int>> tests;
+  for (int i = 0; i < kPeople; ++i)
+    tests.push_back(std::async(std::launch::async, [&, i] {
+      testing::TestConnection c(peto.port());
+      return c
+          .request("POST", "/api/v1/connections/" + std::to_string(connections[i]) + "/test", "",
+                   {{"Authorization", "Bearer " + tokens[i]}})
+          .status;
+    }));
+  // Four are turned away at once; two wait on the silent server.
+  int answered = 0;
+  int refused = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (answered < kPeople - connections::TryGate::kAtOnce &&
+         std::chrono::steady_clock::now() < deadline)
+    for (auto& t : tests)
+      if (t.valid() && t.wait_for(std::chrono::milliseconds(10)) == std::future_status::ready) {
+        ++answered;
+        refused += t.get() == 429 ? 1 : 0;
+      }
+  EXPECT_EQ(refused, kPeople - connections::TryGate::kAtOnce);
+  const auto asked = std::chrono::steady_clock::now();
+  testing::TestConnection health(peto.port());
+  EXPECT_EQ(health.request("GET", "/healthz").status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(1));
+
+  silent.reset();  // the two waiting tests fail at once now
+  for (auto& t : tests) {
+    if (!t.valid()) continue;
+    EXPECT_EQ(t.get(), 200);
+  }
 }
 
 }  // namespace

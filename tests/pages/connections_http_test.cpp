@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "connections/connections.h"
+#include "connections/tries.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "tests/support/http_client.h"
@@ -282,13 +283,35 @@ TEST_P(ConnectionsHttpTest, DeleteRemovesTheConnection) {
   EXPECT_EQ(count("connections"), 1);
 }
 
-TEST_P(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
+TEST_P(ConnectionsHttpTest, TheTestButtonQueuesATryAndThePageShowsItsOutcome) {
   config_.allow_private_destinations = true;  // the receiver is on 127.0.0.1
   Receiver receiver;
   std::int64_t id = webhook(ana_->account().id, receiver.url("/hook"));
-  auto tested = ana_->post_form(path(id, "/test"), {});
+  auto asked = ana_->post_form(path(id, "/test"), {});
+  ASSERT_EQ(asked.status, 303) << asked.body;
+  const std::string page = asked.header("Location");
+  ASSERT_TRUE(page.starts_with(path(id) + "?try=")) << page;
+  // Asked twice before the worker came: the same errand.
+  EXPECT_EQ(ana_->post_form(path(id, "/test"), {}).header("Location"), page);
+  EXPECT_EQ(count("tasks"), 1);
+
+  // Nothing is sent in the request; the page says so and reloads itself.
+  auto waiting = ana_->get(page);
+  ASSERT_EQ(waiting.status, 200);
+  EXPECT_TRUE(contains(waiting.body, "Sending a test notice")) << waiting.body;
+  EXPECT_EQ(waiting.header("Refresh"), "2");
+  EXPECT_TRUE(receiver.bodies().empty());
+  // Somebody else sees nothing of it, even on a page of their own.
+  std::int64_t bens = webhook(ben_->account().id);
+  auto other = ben_->get(path(bens) + page.substr(page.find('?')));
+  EXPECT_FALSE(contains(other.body, "Sending a test notice")) << other.body;
+  EXPECT_EQ(other.header("Refresh"), "");
+
+  EXPECT_EQ(run_tries(), 1);
+  auto tested = ana_->get(page);
   ASSERT_EQ(tested.status, 200) << tested.body;
   EXPECT_TRUE(contains(tested.body, "Sent. Check that it arrived.")) << tested.body;
+  EXPECT_EQ(tested.header("Refresh"), "");
   ASSERT_EQ(receiver.bodies().size(), 1u);
   EXPECT_TRUE(contains(receiver.bodies()[0], "\"version\":1"));
   EXPECT_TRUE(receiver.signatures()[0].starts_with("t=")) << "a signed webhook";
@@ -299,7 +322,9 @@ TEST_P(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
 
   // A receiver that answers 404: the page says so and the connection keeps it.
   std::int64_t gone = webhook(ana_->account().id, receiver.url("/gone"), "Gone");
-  auto failed = ana_->post_form(path(gone, "/test"), {});
+  auto failed_at = ana_->post_form(path(gone, "/test"), {}).header("Location");
+  EXPECT_EQ(run_tries(), 1);
+  auto failed = ana_->get(failed_at);
   ASSERT_EQ(failed.status, 200) << failed.body;
   EXPECT_TRUE(contains(failed.body, "flash--error")) << failed.body;
   EXPECT_TRUE(contains(failed.body, "404")) << failed.body;
@@ -307,6 +332,47 @@ TEST_P(ConnectionsHttpTest, TheTestButtonSendsToTheReceiverAndShowsTheOutcome) {
   EXPECT_FALSE(c->last_ok_at.has_value());
   EXPECT_FALSE(c->last_error.empty());
   EXPECT_TRUE(contains(ana_->get("/profile/connections").body, c->last_error));
+}
+
+TEST_P(ConnectionsHttpTest, APersonHasAFewTriesWaitingAtMost) {
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < connections::Tries::kUnfinishedPerPerson + 1; ++i)
+    ids.push_back(webhook(ana_->account().id));
+  for (int i = 0; i < connections::Tries::kUnfinishedPerPerson; ++i)
+    ASSERT_EQ(ana_->post_form(path(ids[i], "/test"), {}).status, 303);
+  auto refused = ana_->post_form(path(ids.back(), "/test"), {});
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_TRUE(contains(refused.body, "still running")) << refused.body;
+  EXPECT_EQ(count("tasks"), connections::Tries::kUnfinishedPerPerson);
+  // Another person is not held by them.
+  EXPECT_EQ(ben_->post_form(path(webhook(ben_->account().id), "/test"), {}).status, 303);
+}
+
+TEST_P(ConnectionsHttpTest, WithoutAWorkerTheTestRunsInTheRequestOnePerPersonAtATime) {
+  config_.background_work = false;
+  config_.allow_private_destinations = true;
+  Receiver receiver;
+  std::int64_t id = webhook(ana_->account().id, receiver.url("/hook"));
+  auto tested = ana_->post_form(path(id, "/test"), {});
+  ASSERT_EQ(tested.status, 200) << tested.body;
+  EXPECT_TRUE(contains(tested.body, "Sent. Check that it arrived.")) << tested.body;
+  EXPECT_EQ(receiver.bodies().size(), 1u);
+  EXPECT_EQ(count("tasks"), 0);
+
+  // While a try of Ana's runs, another of hers waits its turn; Ben's does not.
+  auto running = connections::TryGate::process().enter(ana_->account().id);
+  ASSERT_TRUE(running);
+  auto refused = ana_->post_form(path(id, "/test"), {});
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_TRUE(contains(refused.body, "still running")) << refused.body;
+  EXPECT_EQ(receiver.bodies().size(), 1u);
+  std::int64_t bens = webhook(ben_->account().id, receiver.url("/hook"));
+  EXPECT_EQ(ben_->post_form(path(bens, "/test"), {}).status, 200);
+  EXPECT_EQ(receiver.bodies().size(), 2u);
+  // The gate holds kAtOnce tries in all.
+  auto second = connections::TryGate::process().enter(ben_->account().id);
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(connections::TryGate::process().enter(ben_->account().id + 100));
 }
 
 PETO_BOTH_BACKENDS(ConnectionsHttpTest);

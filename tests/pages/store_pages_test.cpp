@@ -69,8 +69,12 @@ TEST_P(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
   EXPECT_EQ(row.text(2), "local");
   EXPECT_FALSE(contains(row.text(3), "event_"));
 
-  auto tested =
+  auto asked =
       ana_->post_form("/profile/connections/" + std::to_string(row.int_at(0)) + "/test", {});
+  ASSERT_EQ(asked.status, 303) << asked.body;
+  EXPECT_TRUE(contains(ana_->get(asked.header("Location")).body, "Sending peto-test.txt"));
+  EXPECT_EQ(run_tries(), 1);
+  auto tested = ana_->get(asked.header("Location"));
   ASSERT_EQ(tested.status, 200) << tested.body;
   EXPECT_TRUE(contains(tested.body, "peto-test.txt arrived")) << tested.body;
   EXPECT_TRUE(fs::exists(root() / "ana" / "peto-test.txt"));
@@ -93,17 +97,37 @@ TEST_P(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
             404);
   EXPECT_EQ(db().query("SELECT status FROM document_copies")[0].text(0), "pending");
 
-  auto sent = ana_->post_form(action, {});
-  ASSERT_EQ(sent.status, 303) << sent.body;
-  EXPECT_EQ(sent.header("Location"), "/documents/" + std::to_string(doc) + "?copy=sent");
+  auto asked = ana_->post_form(action, {});
+  ASSERT_EQ(asked.status, 303) << asked.body;
+  const std::string page = asked.header("Location");
+  ASSERT_TRUE(page.starts_with("/documents/" + std::to_string(doc) + "?try=")) << page;
+  auto sending = ana_->get(page);
+  EXPECT_TRUE(contains(sending.body, "Sending the copy")) << sending.body;
+  EXPECT_EQ(sending.header("Refresh"), "2");
+  EXPECT_EQ(db().query("SELECT status FROM document_copies")[0].text(0), "pending");
+  // For Ben, Ana's document, errand and all, is the 404 page.
+  EXPECT_EQ(ben_->get(page).status, 404);
+
+  EXPECT_EQ(run_tries(), 1);
+  auto sent = ana_->get(page);
+  EXPECT_TRUE(contains(sent.body, "The copy was sent.")) << sent.body;
+  EXPECT_EQ(sent.header("Refresh"), "");
   EXPECT_EQ(db().query("SELECT status FROM document_copies")[0].text(0), "sent");
   std::ifstream in(root() / "ana" / (std::to_string(doc) + "-cv.pdf"), std::ios::binary);
   std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(got, "%PDF bytes");
 
   // Sent already: nothing to do.
+  auto again = ana_->post_form(action, {}).header("Location");
+  EXPECT_EQ(run_tries(), 1);
+  EXPECT_TRUE(contains(ana_->get(again).body, "already sent or being sent"));
+
+  // Without a worker the copy is tried in the request.
+  config_.background_work = false;
   EXPECT_EQ(ana_->post_form(action, {}).header("Location"),
             "/documents/" + std::to_string(doc) + "?copy=busy");
+  EXPECT_TRUE(contains(ana_->get("/documents/" + std::to_string(doc) + "?copy=busy").body,
+                       "already sent or being sent"));
 }
 
 PETO_BOTH_BACKENDS(StorePagesTest);

@@ -75,7 +75,14 @@ TEST_P(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
   EXPECT_EQ(ben_->post_form(page + "/sync", {}).status, 404);
   EXPECT_EQ(dav.count("PROPFIND"), 0u);
 
-  auto synced = ana_->post_form(page + "/sync", {});
+  auto asked = ana_->post_form(page + "/sync", {});
+  ASSERT_EQ(asked.status, 303) << asked.body;
+  auto syncing = ana_->get(asked.header("Location"));
+  EXPECT_TRUE(contains(syncing.body, "Syncing…")) << syncing.body;
+  EXPECT_EQ(syncing.header("Refresh"), "2");
+  EXPECT_EQ(dav.count("PROPFIND"), 0u) << "nothing runs in the request";
+  EXPECT_EQ(run_tries(), 1);
+  auto synced = ana_->get(asked.header("Location"));
   ASSERT_EQ(synced.status, 200) << synced.body;
   EXPECT_TRUE(contains(synced.body, "Synced.")) << synced.body;
   EXPECT_TRUE(contains(synced.body, "1 added here")) << synced.body;
@@ -87,11 +94,14 @@ TEST_P(SyncPagesTest, AnAddressBookIsAddedAndSyncedFromItsPage) {
   auto held = engine::KeyLease::take(cache, "sync:" + std::to_string(row.int_at(0)),
                                      std::chrono::minutes(15));
   ASSERT_TRUE(held);
-  const auto asked = dav.count("PROPFIND") + dav.count("REPORT");
-  auto busy = ana_->post_form(page + "/sync", {});
+  const auto requests = dav.count("PROPFIND") + dav.count("REPORT");
+  auto again = ana_->post_form(page + "/sync", {});
+  ASSERT_EQ(again.status, 303);
+  EXPECT_EQ(run_tries(), 1);
+  auto busy = ana_->get(again.header("Location"));
   ASSERT_EQ(busy.status, 200);
   EXPECT_TRUE(contains(busy.body, "syncing already")) << busy.body;
-  EXPECT_EQ(dav.count("PROPFIND") + dav.count("REPORT"), asked);
+  EXPECT_EQ(dav.count("PROPFIND") + dav.count("REPORT"), requests);
 }
 
 PETO_BOTH_BACKENDS(SyncPagesTest);

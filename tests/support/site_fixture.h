@@ -6,6 +6,9 @@
 //   TEST_P(AccountsHttpTest, …) { http_request(port(), "GET", "/signin"); … }
 //   PETO_BOTH_BACKENDS(AccountsHttpTest);
 //
+// run_tries() is the worker for "Send a test", "Sync now" and "Send now"
+// (connections/tries.h): it runs the errands the pages queued.
+//
 // Password hashing is set to the cheap test cost; the FakeClock
 // (2027-01-15T08:00:00Z) is the one the Site reads. A derived fixture that
 // builds more in its own SetUp calls SiteTest::SetUp() first and returns when
@@ -21,9 +24,12 @@
 #include <utility>
 
 #include "app/app.h"
+#include "connections/tries.h"
 #include "core/clock.h"
 #include "core/config.h"
 #include "domain/accounts.h"
+#include "engine/queue.h"
+#include "net/http.h"
 #include "pages/routes.h"
 #include "pages/site.h"
 #include "store/db.h"
@@ -71,6 +77,21 @@ class SiteTest : public BackendTest {
   std::uint16_t port() const { return web_->port(); }
   std::int64_t count(const std::string& table) {
     return db().query("SELECT COUNT(*) AS n FROM " + table)[0].int_at("n");
+  }
+
+  // Runs every try waiting in the queue, as the worker would; how many ran.
+  int run_tries() {
+    static const net::HttpClient http;
+    engine::Queue queue(db(), clock_);
+    connections::Tries tries(db(), clock_, config_, http);
+    int ran = 0;
+    for (const auto& task : queue.claim("default", "test-worker", 100, std::chrono::minutes(5))) {
+      auto result = tries.run(task);
+      EXPECT_TRUE(result) << task.kind << ": " << result.status().message();
+      EXPECT_TRUE(queue.finish(task, "test-worker", result ? *result : ""));
+      ++ran;
+    }
+    return ran;
   }
 
   std::string version_;
