@@ -137,7 +137,7 @@ Response post_signin(Site& site, Request& r) {
     return out;
   }
   auto account = site.accounts().check_password(email, f.get("password"));
-  if (!account) return signin_page(site, r, 200, email, next, "error_signin_failed");
+  if (!account) return signin_page(site, r, 422, email, next, "error_signin_failed");
   throttle.succeeded();
   log::info("web", "signed in", {{"user", account->id}});
   Response out = signed_in_redirect(site, r, account->id, safe_return(next, "/"));
@@ -178,11 +178,11 @@ Response post_invite(Site& site, Request& r) {
   domain::FieldErrors errors;
   if (f.get("password") != f.get("password_again")) {
     errors.add("password_again", "error_password_mismatch");
-    return invite_page(site, r, 200, values, errors);
+    return invite_page(site, r, 422, values, errors);
   }
   auto made = site.accounts().accept_invite(token, f.get("email"), f.get("password"));
   if (auto* e = std::get_if<domain::FieldErrors>(&made)) {
-    return invite_page(site, r, 200, values, *e);
+    return invite_page(site, r, 422, values, *e);
   }
   const auto& account = std::get<domain::Account>(made);
   log::info("web", "invite accepted", {{"user", account.id}});

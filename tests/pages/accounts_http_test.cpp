@@ -157,14 +157,14 @@ TEST_P(AccountsHttpTest, SignedOutFormsNeedTheTokenOfTheirPage) {
 TEST_P(AccountsHttpTest, WrongPasswordShowsTheFormAgain) {
   make("ana@example.com");
   auto r = sign_in("ana@example.com", "not my password at all");
-  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.status, 422);
   EXPECT_FALSE(r.has_header("Set-Cookie"));
   EXPECT_TRUE(contains(r.body, "do not match an account"));
   EXPECT_TRUE(contains(r.body, "value=\"ana@example.com\""));
   EXPECT_FALSE(contains(r.body, "not my password at all"));
   EXPECT_TRUE(contains(r.body, "aria-invalid=\"true\""));
   auto unknown = sign_in("nobody@example.com", kPassword);
-  EXPECT_EQ(unknown.status, 200);
+  EXPECT_EQ(unknown.status, 422);
   EXPECT_TRUE(contains(unknown.body, "do not match an account"));
 }
 
@@ -215,7 +215,7 @@ TEST_P(AccountsHttpTest, TheEleventhSignInAfterTenFailuresInAMinuteIsRefused) {
   make("ana@example.com");
   clock_.set(1'800'000'000'000 - 1'800'000'000'000 % 60000 + 1000);  // early in a minute
   for (int i = 0; i < 10; ++i) {
-    EXPECT_EQ(sign_in("ana@example.com", "wrong password " + std::to_string(i)).status, 200);
+    EXPECT_EQ(sign_in("ana@example.com", "wrong password " + std::to_string(i)).status, 422);
   }
   auto refused = sign_in("ana@example.com", kPassword);
   EXPECT_EQ(refused.status, 429);
@@ -243,9 +243,9 @@ TEST_P(AccountsHttpTest, SignInIsAlsoLimitedPerAccount) {
                         {"csrf", kFormToken}});
     return router_.dispatch(r).status;
   };
-  for (int i = 1; i <= 10; ++i) EXPECT_EQ(attempt(i, "ANA@example.com"), 200);
+  for (int i = 1; i <= 10; ++i) EXPECT_EQ(attempt(i, "ANA@example.com"), 422);
   EXPECT_EQ(attempt(11, "ana@example.com"), 429);
-  EXPECT_EQ(attempt(12, "bo@example.com"), 200) << "other accounts are not held up";
+  EXPECT_EQ(attempt(12, "bo@example.com"), 422) << "other accounts are not held up";
 }
 
 // Only failures count: the owner signing in again and again is never held up.
@@ -285,11 +285,11 @@ TEST_P(AccountsHttpTest, TheOwnersBrowserGetsInWhileSomeoneGuessesElsewhere) {
 
   clock_.advance(60s);
   for (int i = 1; i <= 10; ++i)
-    EXPECT_EQ(attempt("192.0.2." + std::to_string(i), "guess " + std::to_string(i)).status, 200);
+    EXPECT_EQ(attempt("192.0.2." + std::to_string(i), "guess " + std::to_string(i)).status, 422);
   EXPECT_EQ(attempt("192.0.2.11", kPassword).status, 429) << "a stranger's browser waits";
   EXPECT_EQ(attempt("198.51.100.8", kPassword).status, 429) << "so does any new browser";
   EXPECT_EQ(attempt("198.51.100.7", kPassword, known).status, 303) << "ana's browser gets in";
-  EXPECT_EQ(attempt("198.51.100.9", "wrong", known).status, 200) << "and is still checked";
+  EXPECT_EQ(attempt("198.51.100.9", "wrong", known).status, 422) << "and is still checked";
   EXPECT_EQ(attempt("198.51.100.7", kPassword, "peto_known=" + std::string(32, 'a')).status, 429)
       << "a made-up cookie is no key";
 }
@@ -379,7 +379,7 @@ TEST_P(AccountsHttpTest, ChangesThePassword) {
                                                 {"new", "a brand new password"},
                                                 {"new_again", "a brand new password"}});
   EXPECT_EQ(ok.status, 303);
-  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 200);
+  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 422);
   EXPECT_EQ(sign_in("ana@example.com", "a brand new password").status, 303);
 }
 
@@ -399,7 +399,7 @@ TEST_P(AccountsHttpTest, InviteFlow) {
   auto mismatch = post(path, {{"email", "bo@example.com"},
                               {"password", kPassword},
                               {"password_again", "something else entirely"}});
-  EXPECT_EQ(mismatch.status, 200);
+  EXPECT_EQ(mismatch.status, 422);
   EXPECT_TRUE(contains(mismatch.body, "The two passwords differ"));
   EXPECT_TRUE(contains(mismatch.body, "value=\"bo@example.com\""));
 
@@ -427,6 +427,7 @@ TEST_P(AccountsHttpTest, InviteFlow) {
   auto other =
       post(bound_path,
            {{"email", "eve@example.com"}, {"password", kPassword}, {"password_again", kPassword}});
+  EXPECT_EQ(other.status, 422);
   EXPECT_TRUE(contains(other.body, "This invite is for a different e-mail address."));
   auto bad_email = admin.post_form("/admin/invites", {{"email", "not an address"}});
   EXPECT_EQ(bad_email.status, 422);
@@ -458,7 +459,7 @@ TEST_P(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {
   EXPECT_EQ(done.header("Location"), "/signin");
   EXPECT_FALSE(accounts().find(ana.account().id)->active);
   EXPECT_EQ(ana.get("/profile").status, 303);
-  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 200);
+  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 422);
 }
 
 TEST_P(AccountsHttpTest, SecurityHeadersOnEveryPage) {
