@@ -196,6 +196,13 @@ bool ApiTokens::revoke(std::int64_t user_id, std::int64_t id) {
              .affected == 1;
 }
 
+std::int64_t ApiTokens::revoke_all(std::int64_t user_id) {
+  return db_
+      .query("UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
+             {clock_.now_ms(), user_id})
+      .affected;
+}
+
 std::optional<Bearer> ApiTokens::authenticate(const std::string& secret) {
   if (secret.size() != 5 + kSecretHexChars || !secret.starts_with("peto_")) return std::nullopt;
   auto rows = db_.query(std::string("SELECT ") + kColumns +

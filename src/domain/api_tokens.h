@@ -103,6 +103,8 @@ class ApiTokens {
   std::vector<ApiToken> list(std::int64_t user_id);
   // False when the token is not the account's or already revoked.
   bool revoke(std::int64_t user_id, std::int64_t id);
+  // Revokes every live token of the account (a changed password); how many.
+  std::int64_t revoke_all(std::int64_t user_id);
   // The live token and its active account; nullopt otherwise. Records
   // last_used_at at most once a minute.
   std::optional<Bearer> authenticate(const std::string& secret);

@@ -7,11 +7,13 @@
 #include "core/timezone.h"
 #include "core/token.h"
 #include "domain/accounts.h"
+#include "domain/api_tokens.h"
 #include "http/form.h"
 #include "http/http.h"
 #include "pages/feed_pages.h"
 #include "pages/site.h"
 #include "store/cache.h"
+#include "sync/feed.h"
 
 namespace peto::web {
 
@@ -235,9 +237,10 @@ std::optional<int> form_int(const std::string& text) {
 
 Response get_profile(Site& site, Request& r, const Visitor& v) {
   std::string saved = r.query_param("saved").value_or("");
-  std::string flash = saved == "profile"    ? "profile_saved"
-                      : saved == "password" ? "password_changed"
-                                            : "";
+  std::string flash = saved == "profile"         ? "profile_saved"
+                      : saved == "password"      ? "password_changed"
+                      : saved == "password_keys" ? "password_changed_keys_ended"
+                                                 : "";
   return profile_page(site, r, v, 200, saved_profile(v.account), {}, flash);
 }
 
@@ -270,9 +273,12 @@ Response post_profile(Site& site, Request& r, const Visitor& v) {
   return Site::redirect("/profile?saved=profile");
 }
 
+// `end_keys`: the box "also end my API tokens and calendar address", ticked
+// unless the person unticked it.
 Response password_page(Site& site, const Request& r, const Visitor& v, int status,
-                       const domain::FieldErrors& errors) {
-  return site.render(r, v, status, "password", {{"errors", site.error_texts(&v, r, errors)}});
+                       const domain::FieldErrors& errors, bool end_keys = true) {
+  return site.render(r, v, status, "password",
+                     {{"errors", site.error_texts(&v, r, errors)}, {"end_keys", end_keys}});
 }
 
 Response post_password(Site& site, Request& r, const Visitor& v) {
@@ -287,8 +293,16 @@ Response post_password(Site& site, Request& r, const Visitor& v) {
     errors = site.accounts().change_password(v.account.id, f.get("current"), f.get("new"),
                                              cookie_value(r, kSessionCookie));
   }
-  if (!errors.empty()) return password_page(site, r, v, 422, errors);
-  return Site::redirect("/profile?saved=password");
+  const bool end_keys = f.get("end_keys") == "on";
+  if (!errors.empty()) return password_page(site, r, v, 422, errors, end_keys);
+  // Other sessions ended with the change; the keys that work without a
+  // password too, unless the person chose to keep them.
+  if (!end_keys) return Site::redirect("/profile?saved=password");
+  const auto tokens = domain::ApiTokens(site.db(), site.clock()).revoke_all(v.account.id);
+  const bool feed = sync::CalendarFeeds(site.db(), site.clock()).revoke(v.account.id);
+  log::info("web", "password changed; keys ended",
+            {{"user", v.account.id}, {"tokens", tokens}, {"calendar_feed", feed}});
+  return Site::redirect("/profile?saved=password_keys");
 }
 
 Response post_deactivate(Site& site, Request& r, const Visitor& v) {

@@ -507,7 +507,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
       '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
-      '/profile/connections/new?plugin=webhook', '/inbox', '/captures', review]) {
+      '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review]) {
       if (p) await check(p);
     }
   });

@@ -6,6 +6,8 @@
 #include <regex>
 
 #include "domain/accounts.h"
+#include "domain/api_tokens.h"
+#include "sync/feed.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
 #include "tests/support/site_fixture.h"
@@ -381,6 +383,52 @@ TEST_P(AccountsHttpTest, ChangesThePassword) {
   EXPECT_EQ(ok.status, 303);
   EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 422);
   EXPECT_EQ(sign_in("ana@example.com", "a brand new password").status, 303);
+}
+
+TEST_P(AccountsHttpTest, AChangedPasswordEndsTheTokensAndTheFeedUnlessTheyAreKept) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  const std::int64_t id = ana.account().id;
+  domain::ApiTokens tokens(db(), clock_);
+  sync::CalendarFeeds feeds(db(), clock_);
+  auto token = [&] {
+    return std::get<domain::NewToken>(tokens.create(id, "Phone", {"read"})).secret;
+  };
+  std::string kept_token = token();
+  std::string kept_feed = feeds.create(id);
+
+  auto form = ana.get("/profile/password");
+  EXPECT_TRUE(contains(form.body,
+                       "name=\"end_keys\" type=\"checkbox\" "
+                       "aria-describedby=\"end_keys-hint\" checked"))
+      << "ticked at first";
+  // Unticked and refused: shown unticked, nothing ended.
+  auto refused = ana.post_form("/profile/password", {{"current", "not the password"},
+                                                     {"new", "a brand new password"},
+                                                     {"new_again", "a brand new password"}});
+  EXPECT_EQ(refused.status, 422);
+  EXPECT_FALSE(contains(refused.body, "aria-describedby=\"end_keys-hint\" checked"));
+  EXPECT_TRUE(tokens.authenticate(kept_token));
+
+  // Kept: the token and the feed still work.
+  auto kept = ana.post_form("/profile/password", {{"current", kPassword},
+                                                  {"new", "a brand new password"},
+                                                  {"new_again", "a brand new password"}});
+  ASSERT_EQ(kept.status, 303);
+  EXPECT_EQ(kept.header("Location"), "/profile?saved=password");
+  EXPECT_TRUE(tokens.authenticate(kept_token));
+  EXPECT_EQ(feeds.owner_of(kept_feed), id);
+
+  // Ended (the box as it comes): neither works any more.
+  auto ended = ana.post_form("/profile/password", {{"current", "a brand new password"},
+                                                   {"new", "another new password"},
+                                                   {"new_again", "another new password"},
+                                                   {"end_keys", "on"}});
+  ASSERT_EQ(ended.status, 303);
+  EXPECT_EQ(ended.header("Location"), "/profile?saved=password_keys");
+  EXPECT_FALSE(tokens.authenticate(kept_token));
+  EXPECT_FALSE(feeds.owner_of(kept_feed));
+  EXPECT_TRUE(contains(ana.get("/profile?saved=password_keys").body,
+                       "Your API tokens and calendar feed address are ended"));
 }
 
 TEST_P(AccountsHttpTest, InviteFlow) {
