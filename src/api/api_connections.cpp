@@ -320,8 +320,8 @@ void add_connection_writes(Api& api, Site& site) {
 
 void add_notices(Api& api, Site& site) {
   Site* s = &site;
-  json op = api_operation("listNotices",
-                          "Your inbox, newest first; the unread ones are marked shown", "notices");
+  json op = api_operation("listNotices", "Your inbox, newest first (reading it marks nothing read)",
+                          "notices");
   json notice = {{"type", "object"},
                  {"properties",
                   {{"id", {{"type", "integer"}}},
@@ -343,7 +343,7 @@ void add_notices(Api& api, Site& site) {
              std::vector<notify::InboxNotice> notices;
              {
                auto conn = s->db().acquire();
-               notices = outbox.take_inbox(*conn, c.owner(), kNoticesPerPage);
+               notices = outbox.inbox(*conn, c.owner(), kNoticesPerPage);
              }
              json items = json::array();
              for (const auto& n : notices)
@@ -355,6 +355,45 @@ void add_notices(Api& api, Site& site) {
                                 {"created_at", format_time_s(n.created_at)},
                                 {"shown", n.shown}});
              return Response::json(200, {{"items", std::move(items)}, {"next_cursor", nullptr}});
+           }});
+
+  op = api_operation("markNoticesRead", "Mark your notices read", "notices");
+  api_body(op,
+           {{"type", "object"},
+            {"properties",
+             {{"upto",
+               {{"type", "integer"},
+                {"description",
+                 "The newest notice read: those after it stay unread. Leave it out for all."}}}}},
+            {"additionalProperties", false}},
+           false);
+  api_answer(op, 200, "How many were marked",
+             {{"type", "object"},
+              {"properties", {{"marked", {{"type", "integer"}}}}},
+              {"required", {"marked"}},
+              {"additionalProperties", false}});
+  api.add({.method = "POST",
+           .pattern = "/api/v1/notices/read",
+           .area = "notices",
+           .write = true,
+           .operation = op,
+           .handler = [s, &api](ApiCall& c) {
+             domain::FieldErrors errors;
+             std::optional<std::int64_t> upto;
+             if (c.body.is_object()) {
+               for (const auto& [key, value] : c.body.items()) {
+                 if (key != "upto")
+                   errors.add(key, "error_unknown_field");
+                 else if (!value.is_number_integer())
+                   errors.add("upto", "error_type");
+                 else
+                   upto = value.get<std::int64_t>();
+               }
+             }
+             if (!errors.empty()) return api.invalid(c.request, errors);
+             notify::Outbox outbox(s->clock(), config_of(*s));
+             const auto marked = outbox.mark_shown(*c.tx, c.owner(), upto);
+             return Response::json(200, {{"marked", marked}});
            }});
 }
 

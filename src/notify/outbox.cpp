@@ -300,28 +300,26 @@ std::int64_t Outbox::unread(store::Conn& conn, std::int64_t owner) {
       .int_at("n");
 }
 
-std::vector<InboxNotice> Outbox::take_inbox(store::Conn& conn, std::int64_t owner,
-                                            int limit) const {
+std::vector<InboxNotice> Outbox::inbox(store::Conn& conn, std::int64_t owner, int limit) const {
   std::vector<InboxNotice> out;
-  store::Params unread;
   for (const auto& r : conn.query("SELECT id, event, title, body, url, created_at, shown_at"
                                   " FROM inbox_notices WHERE owner_id = ?"
                                   " ORDER BY created_at DESC, id DESC LIMIT ?",
-                                  {owner, limit})) {
+                                  {owner, limit}))
     out.push_back({r.int_at("id"), r.text("event"), r.text("title"), r.text("body"), r.text("url"),
                    r.int_at("created_at"), !r.is_null("shown_at")});
-    if (r.is_null("shown_at")) unread.emplace_back(r.int_at("id"));
-  }
-  if (!unread.empty()) {
-    store::Params p{clock_.now_ms(), owner};
-    p.insert(p.end(), unread.begin(), unread.end());
-    conn.query(
-        "UPDATE inbox_notices SET shown_at = ? WHERE owner_id = ? AND shown_at IS NULL"
-        " AND id IN " +
-            store::placeholders(unread.size()),
-        p);
-  }
   return out;
+}
+
+std::int64_t Outbox::mark_shown(store::Conn& conn, std::int64_t owner,
+                                std::optional<std::int64_t> upto) const {
+  std::string sql = "UPDATE inbox_notices SET shown_at = ? WHERE owner_id = ? AND shown_at IS NULL";
+  store::Params params{clock_.now_ms(), owner};
+  if (upto) {
+    sql += " AND id <= ?";
+    params.emplace_back(*upto);
+  }
+  return conn.query(sql, params).affected;
 }
 
 }  // namespace peto::notify

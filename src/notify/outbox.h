@@ -124,8 +124,13 @@ class Outbox {
 
   // The inbox, for the bell and its page.
   static std::int64_t unread(store::Conn& conn, std::int64_t owner);
-  // The newest `limit` notices, newest first; marks the unread ones among them shown.
-  std::vector<InboxNotice> take_inbox(store::Conn& conn, std::int64_t owner, int limit = 50) const;
+  // The newest `limit` notices, newest first. Reading them changes nothing.
+  std::vector<InboxNotice> inbox(store::Conn& conn, std::int64_t owner, int limit = 50) const;
+  // Marks `owner`'s unread notices shown, those up to id `upto` when it is
+  // given (what the page showed: a notice that came since stays new).
+  // Returns how many.
+  std::int64_t mark_shown(store::Conn& conn, std::int64_t owner,
+                          std::optional<std::int64_t> upto = std::nullopt) const;
 
  private:
   const Clock& clock_;

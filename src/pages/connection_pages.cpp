@@ -498,16 +498,18 @@ bool safe_link(const std::string& url) {
   return !safe_return(url, "").empty() || url.starts_with("https://") || url.starts_with("http://");
 }
 
-// The inbox, newest first. Reading it marks its notices shown, so the bell
-// this page is rendered with already counts them as read.
+// The inbox, newest first. Reading it changes nothing: "Mark all as read"
+// posts the newest id the page showed, so a notice that came since stays new.
 Response get_inbox(Site& site, Request& r, const Visitor& v) {
   notify::Outbox outbox(site.clock(), config_of(site));
   std::vector<notify::InboxNotice> notices;
   {
     auto conn = site.db().acquire();
-    notices = outbox.take_inbox(*conn, v.account.id, kInboxPageSize);
+    notices = outbox.inbox(*conn, v.account.id, kInboxPageSize);
   }
   json items = json::array();
+  bool unread = false;
+  std::int64_t newest = 0;
   for (const auto& n : notices) {
     json item = {{"title", n.title},
                  {"body", n.body},
@@ -515,8 +517,27 @@ Response get_inbox(Site& site, Request& r, const Visitor& v) {
                  {"is_new", !n.shown}};
     if (safe_link(n.url)) item["url"] = n.url;
     items.push_back(std::move(item));
+    unread = unread || !n.shown;
+    newest = std::max(newest, n.id);
   }
-  return site.render(r, v, 200, "inbox", {{"items", items}, {"has_items", !items.empty()}});
+  json data = {{"items", items}, {"has_items", !items.empty()}, {"has_unread", unread}};
+  data["upto"] = newest;
+  if (Form::from_query(r).get("done") == "read")
+    data["flash"] = {{"kind", "success"},
+                     {"message", site.catalogue().text(v.language, "inbox_marked_read")}};
+  return site.render(r, v, 200, "inbox", data);
+}
+
+// "Mark all as read": the notices up to the one named (all when none is).
+Response post_inbox_read(Site& site, Request& r, const Visitor& v) {
+  const std::string sent = Form::parse(r).get("upto");
+  auto upto = parse_id(sent);
+  if (!sent.empty() && !upto) return Site::redirect("/inbox");
+  notify::Outbox outbox(site.clock(), config_of(site));
+  auto conn = site.db().acquire();
+  const auto marked = outbox.mark_shown(*conn, v.account.id, upto);
+  log::info("web", "notices marked read", {{"user", v.account.id}, {"count", marked}});
+  return Site::redirect("/inbox?done=read");
 }
 
 }  // namespace
@@ -540,6 +561,7 @@ void add_connection_routes(Router& router, Site& site) {
              "Run a sync connection now");
   router.add("POST", "/profile/connections/{id}/delete", page(post_delete), "Remove a connection");
   router.add("GET", "/inbox", page(get_inbox), "Your notices");
+  router.add("POST", "/inbox/read", page(post_inbox_read), "Mark your notices read");
 }
 
 }  // namespace peto::web

@@ -229,7 +229,7 @@ TEST_P(ConnectionsApiTest, TheTestSendAnswersItsOutcome) {
   EXPECT_EQ(held.header("Retry-After"), "5");
 }
 
-TEST_P(ConnectionsApiTest, NoticesAreTheInboxNewestFirstAndReadOnce) {
+TEST_P(ConnectionsApiTest, NoticesAreTheInboxNewestFirstAndMarkedReadOnlyWhenAsked) {
   notify::Outbox outbox(clock_, config_);
   notify::Recipient to{ana_, "ana@example.com", "en", "UTC", true};
   for (const char* title : {"First", "Second"}) {
@@ -250,10 +250,28 @@ TEST_P(ConnectionsApiTest, NoticesAreTheInboxNewestFirstAndReadOnce) {
   EXPECT_EQ(inbox.body["items"][1]["title"], "First");
   EXPECT_EQ(inbox.body["items"][0]["event"], "reminder_due");
   EXPECT_TRUE(inbox.body["next_cursor"].is_null());
-  auto conn = db().acquire();
-  EXPECT_EQ(notify::Outbox::unread(*conn, ana_), 0);
-  ApiClient ben = client(ben_, {"notices:read"});
+  EXPECT_EQ(inbox.body["items"][0]["shown"], false);
+  auto unread = [&] { return notify::Outbox::unread(*db().acquire(), ana_); };
+  EXPECT_EQ(unread(), 2) << "a read changes nothing";
+  ApiClient ben = client(ben_, {"notices:read", "notices:write"});
   EXPECT_TRUE(ben.get(std::string(kApi) + "/notices").body["items"].empty());
+
+  // Marking read needs notices:write; a wrong body changes nothing.
+  const std::string read = std::string(kApi) + "/notices/read";
+  EXPECT_TRUE(is_problem(ana.post(read, json::object()), 403));
+  ApiClient writer = client(ana_, {"notices:write"});
+  EXPECT_TRUE(is_problem(writer.post(read, {{"upto", "all"}}), 422));
+  EXPECT_TRUE(is_problem(writer.post(read, {{"until", 1}}), 422));
+  EXPECT_EQ(ben.post(read, json::object()).body["marked"], 0) << "Ben's are Ben's";
+  EXPECT_EQ(unread(), 2);
+  // Up to the older one: the newer stays unread; then all.
+  const auto older = inbox.body["items"][1]["id"].get<std::int64_t>();
+  ApiReply marked = writer.post(read, {{"upto", older}});
+  ASSERT_EQ(marked.status, 200) << marked.text;
+  EXPECT_EQ(marked.body["marked"], 1);
+  EXPECT_EQ(unread(), 1);
+  EXPECT_EQ(writer.post(read, json::object()).body["marked"], 1);
+  EXPECT_EQ(unread(), 0);
 }
 
 PETO_BOTH_BACKENDS(ConnectionsApiTest);
