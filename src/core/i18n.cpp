@@ -1,11 +1,11 @@
 #include "core/i18n.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <fstream>
 
 #include "core/log.h"
+#include "core/text.h"
 
 namespace peto {
 
@@ -33,17 +33,6 @@ Status read_language(const fs::path& folder, nlohmann::json& out) {
     }
   }
   return Status::ok();
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  std::size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 }  // namespace
@@ -90,21 +79,14 @@ std::string Catalogue::choose(const std::string& profile_language,
   if (accept_language == nullptr) return "en";
   std::string best = "en";
   double best_q = 0;
-  std::string header = *accept_language;
-  std::size_t pos = 0;
-  while (pos <= header.size()) {
-    std::size_t comma = header.find(',', pos);
-    if (comma == std::string::npos) comma = header.size();
-    std::string item = header.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (std::string_view item : text::split(*accept_language, ',')) {
     double q = 1.0;
-    std::size_t semi = item.find(';');
-    if (semi != std::string::npos) {
-      std::string param = trim(item.substr(semi + 1));
-      if (param.rfind("q=", 0) == 0) q = std::strtod(param.c_str() + 2, nullptr);
+    if (std::size_t semi = item.find(';'); semi != std::string_view::npos) {
+      std::string param = text::trimmed(item.substr(semi + 1));
+      if (param.starts_with("q=")) q = std::strtod(param.c_str() + 2, nullptr);
       item = item.substr(0, semi);
     }
-    std::string tag = lower(trim(item));
+    std::string tag = text::lower(text::trim(item));
     if (tag.empty() || q <= best_q) continue;
     std::string found;
     if (has_language(tag)) {

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace peto::text {
 
@@ -41,6 +42,22 @@ inline std::string upper(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = ascii_upper(c);
   return out;
+}
+
+// The pieces of `s` between each `separator`, in order and untrimmed: "a,,b"
+// is "a", "", "b" and "" is one empty piece. For the lists of header values
+// (Transfer-Encoding, X-Forwarded-For, Forwarded, Accept-Language).
+inline std::vector<std::string_view> split(std::string_view s, char separator) {
+  std::vector<std::string_view> out;
+  for (std::size_t from = 0;;) {
+    std::size_t at = s.find(separator, from);
+    if (at == std::string_view::npos) {
+      out.push_back(s.substr(from));
+      return out;
+    }
+    out.push_back(s.substr(from, at - from));
+    from = at + 1;
+  }
 }
 
 // Whether `a` and `b` are equal ignoring ASCII case.

@@ -31,12 +31,7 @@ std::vector<std::string_view> items(const Headers& headers, std::string_view nam
   std::vector<std::string_view> out;
   for (const auto& [key, value] : headers) {
     if (!text::iequals(key, name)) continue;
-    std::string_view v = value;
-    for (std::size_t from = 0; from <= v.size();) {
-      std::size_t comma = std::min(v.find(',', from), v.size());
-      out.push_back(v.substr(from, comma - from));
-      from = comma + 1;
-    }
+    for (std::string_view item : text::split(value, ',')) out.push_back(item);
   }
   return out;
 }
@@ -46,11 +41,9 @@ std::vector<std::string_view> forwarded_for(const Headers& headers) {
   std::vector<std::string_view> out;
   for (std::string_view element : items(headers, "Forwarded")) {
     std::string_view found;
-    for (std::size_t from = 0; from <= element.size();) {
-      std::size_t semi = std::min(element.find(';', from), element.size());
-      std::string_view pair = text::trim(element.substr(from, semi - from));
+    for (std::string_view pair : text::split(element, ';')) {
+      pair = text::trim(pair);
       if (pair.size() > 4 && text::iequals(pair.substr(0, 4), "for=")) found = pair.substr(4);
-      from = semi + 1;
     }
     out.push_back(found);
   }

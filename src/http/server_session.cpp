@@ -20,12 +20,9 @@ int framing_refusal(const http::request_header<>& h) {
   if (first == last) return 0;
   std::vector<std::string> codings;
   for (auto it = first; it != last; ++it) {
-    std::string_view value = it->value();
-    for (std::size_t from = 0; from <= value.size();) {
-      std::size_t comma = std::min(value.find(',', from), value.size());
-      std::string coding = text::lower(text::trim(value.substr(from, comma - from)));
+    for (std::string_view item : text::split(it->value(), ',')) {
+      std::string coding = text::lower(text::trim(item));
       if (!coding.empty()) codings.push_back(std::move(coding));
-      from = comma + 1;
     }
   }
   if (codings.empty()) return 400;
