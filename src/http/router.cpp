@@ -120,12 +120,6 @@ const Route* Router::route_for(std::string_view method,
   return best_for(candidates, method);
 }
 
-const Spool* Router::spool_for(const std::string& method,
-                               const std::vector<std::string>& segments) const {
-  const Route* route = route_for(method, segments);
-  return route != nullptr && route->spool ? &*route->spool : nullptr;
-}
-
 void Router::add_documented(std::string method, std::string pattern, Handler handler,
                             nlohmann::json operation, std::size_t max_body_bytes) {
   std::string summary = operation.value("summary", "");

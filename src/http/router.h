@@ -77,8 +77,6 @@ class Router {
                     std::string summary = {});
   // The route `method` and `segments` reach; nullptr for a 404 or 405.
   const Route* route_for(std::string_view method, const std::vector<std::string>& segments) const;
-  // The spool of the route `method` and `segments` reach, if it is streamed.
-  const Spool* spool_for(const std::string& method, const std::vector<std::string>& segments) const;
 
   // Finds the route and calls it; 404/405 as above. Exceptions from the
   // handler propagate (the server turns them into a logged 500).

@@ -153,8 +153,6 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_first_bytes(beast::error_code ec, std::size_t n);
   void read_request();
   void on_header(beast::error_code ec);
-  // The body a request to `h`'s route may carry in memory (Route::max_body_bytes).
-  std::size_t body_limit_for(const http::request_header<>& h) const;
   void read_body();
   void on_body(beast::error_code ec);
   void on_read_error(beast::error_code ec);
@@ -194,6 +192,8 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::request_parser<http::file_body>> file_parser_;
+  Request probe_;                   // the request being read: its parsed target
+  const Route* route_ = nullptr;    // its route, found on its header (none: 404 to come)
   std::string spool_path_;          // the body file of file_parser_, removed after use
   std::size_t spool_reserved_ = 0;  // of State::spooling, held while spooling
   std::shared_ptr<void> out_;       // the message being written

@@ -73,9 +73,15 @@ void Session::on_header(beast::error_code ec) {
     return send_error(status, status == 501 ? "Not implemented" : "Bad request",
                       "The request body's framing is not one this server reads: send it with "
                       "a Content-Length, or Transfer-Encoding: chunked alone.");
+  // The request's route, found once on its header: its body limit, its spool.
+  probe_ = Request();
+  route_ = probe_.set_target(header()->target())
+               ? state_.router.route_for(header()->method_string(), probe_.segments)
+               : nullptr;
   if (!maybe_spool()) return;
   if (!file_parser_) {
-    body_limit_ = body_limit_for(*header());
+    body_limit_ = route_ != nullptr && route_->max_body_bytes > 0 ? route_->max_body_bytes
+                                                                  : state_.options.max_body_bytes;
     auto length = parser_->content_length();
     if (length && *length > body_limit_) return on_read_error(http::error::body_limit);
     parser_->body_limit(body_limit_);
@@ -110,24 +116,11 @@ void Session::on_body(beast::error_code ec) {
   answer();
 }
 
-std::size_t Session::body_limit_for(const http::request_header<>& h) const {
-  Request probe;
-  if (!probe.set_target(h.target())) return state_.options.max_body_bytes;
-  const Route* route = state_.router.route_for(h.method_string(), probe.segments);
-  return route != nullptr && route->max_body_bytes > 0 ? route->max_body_bytes
-                                                       : state_.options.max_body_bytes;
-}
-
 // Limits and malformed requests get an answer; a client that went away or
 // timed out gets none.
 void Session::on_read_error(beast::error_code ec) {
   if (ec == http::error::body_limit && file_parser_) {
-    const Spool* spool = nullptr;
-    if (const auto* h = header()) {
-      Request probe;
-      if (probe.set_target(h->target()))
-        spool = state_.router.spool_for(std::string(h->method_string()), probe.segments);
-    }
+    const Spool* spool = route_ != nullptr && route_->spool ? &*route_->spool : nullptr;
     // The partial body goes now; the header stays for the error page.
     file_parser_->get().body().close();
     if (!spool_path_.empty()) {

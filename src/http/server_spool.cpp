@@ -18,9 +18,7 @@ bool Session::maybe_spool() {
   const auto& h = parser_->get();
   if (h.method() != http::verb::post) return true;
   if (multipart_boundary(h[http::field::content_type]).empty()) return true;
-  Request probe;
-  if (!probe.set_target(h.target())) return true;
-  const Spool* spool = state_.router.spool_for("POST", probe.segments);
+  const Spool* spool = route_ != nullptr && route_->spool ? &*route_->spool : nullptr;
   if (spool == nullptr) return true;
   auto length = parser_->content_length();
   if (length && *length > spool->max_bytes) {
@@ -34,7 +32,7 @@ bool Session::maybe_spool() {
       "Something went wrong on our side. It has been logged; please try again later.";
   // Who may send one is decided on the headers: a refused body is never read.
   if (spool->admit) {
-    Request asked = std::move(probe);  // its target is parsed
+    Request asked = probe_;  // its target is parsed
     Request from_header = request_from(h);
     asked.method = std::move(from_header.method);
     asked.remote_address = std::move(from_header.remote_address);
