@@ -31,14 +31,22 @@ namespace peto::web {
 using Handler = std::function<Response(Request&)>;
 
 // Where a streamed route's multipart body is spooled (http/multipart.h).
+// What Spool::admit decides on an upload's headers.
+struct Admission {
+  // Sent instead of reading the body (left unread; the connection closes).
+  std::optional<Response> refusal = std::nullopt;
+  // Whose upload it is (an account), for Server::Options::max_spools_per_holder;
+  // "" is nobody's in particular.
+  std::string holder = "";
+};
+
 struct Spool {
   std::string dir;            // a folder for the body files (made when missing)
   std::size_t max_bytes = 0;  // larger bodies are answered 413
   std::string too_large;      // the 413's detail
-  // Run on the request's headers before a byte of the body is read:
-  // nullopt lets the body be spooled; a Response is sent instead, the body
-  // left unread and the connection closed. Empty: every request is let in.
-  std::function<std::optional<Response>(const Request&)> admit = {};
+  // Run on the request's headers before a byte of the body is read. Empty:
+  // every request is let in, nobody's.
+  std::function<Admission(const Request&)> admit = {};
 };
 
 // Renders an HTML error page: status, title and a detail for the reader.

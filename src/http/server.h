@@ -66,6 +66,9 @@ class Server {
     // it an upload is answered 503 with Retry-After. 0 = 4 x the largest
     // streamed route's limit.
     std::size_t max_spool_in_flight = 0;
+    // The uploads of one holder (Admission::holder: an account) read at the
+    // same moment; one more is answered 429 with Retry-After.
+    int max_spools_per_holder = 1;
     // Peers whose Forwarded / X-Forwarded-For header names the client
     // (http/client_address.h): Request::remote_address is then that client.
     AddressSet trusted_proxies;

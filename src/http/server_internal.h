@@ -64,15 +64,30 @@ class Server::State {
         options.max_spool_in_flight > 0 ? options.max_spool_in_flight : 4 * max_spool_bytes;
   }
 
-  // Takes `bytes` of the spool budget; false when that would go over it.
-  bool reserve_spool(std::size_t bytes) {
-    std::size_t now = spooling.load();
-    do {
-      if (bytes > spool_budget || now > spool_budget - bytes) return false;
-    } while (!spooling.compare_exchange_weak(now, now + bytes));
-    return true;
+  enum class SpoolTaken { yes, budget_full, holder_busy };
+  // Takes `bytes` of the spool budget and one of `holder`'s uploads; neither
+  // when that would go over Options::max_spool_in_flight or
+  // Options::max_spools_per_holder.
+  SpoolTaken reserve_spool(std::size_t bytes, const std::string& holder) {
+    std::lock_guard lock(spool_mu);
+    if (!holder.empty()) {
+      auto it = spooling_by_holder.find(holder);
+      if (it != spooling_by_holder.end() && it->second >= options.max_spools_per_holder)
+        return SpoolTaken::holder_busy;
+    }
+    if (bytes > spool_budget || spooling > spool_budget - bytes) return SpoolTaken::budget_full;
+    spooling += bytes;
+    if (!holder.empty()) ++spooling_by_holder[holder];
+    return SpoolTaken::yes;
   }
-  void release_spool(std::size_t bytes) { spooling -= bytes; }
+  void release_spool(std::size_t bytes, const std::string& holder) {
+    std::lock_guard lock(spool_mu);
+    spooling -= bytes;
+    if (holder.empty()) return;
+    if (auto it = spooling_by_holder.find(holder);
+        it != spooling_by_holder.end() && --it->second <= 0)
+      spooling_by_holder.erase(it);
+  }
 
   Status start();
   void begin_stop();   // on `strand`
@@ -85,9 +100,11 @@ class Server::State {
 
   const Options options;
   Router& router;
-  std::size_t max_spool_bytes = 0;       // the largest body a streamed route takes
-  std::size_t spool_budget = 0;          // see Options::max_spool_in_flight
-  std::atomic<std::size_t> spooling{0};  // reserved by the uploads being read
+  std::size_t max_spool_bytes = 0;  // the largest body a streamed route takes
+  std::size_t spool_budget = 0;     // see Options::max_spool_in_flight
+  std::mutex spool_mu;              // guards the two below
+  std::size_t spooling = 0;         // reserved by the uploads being read
+  std::unordered_map<std::string, int> spooling_by_holder;
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<std::uint16_t> bound_port{0};
@@ -196,6 +213,7 @@ class Session : public std::enable_shared_from_this<Session> {
   const Route* route_ = nullptr;    // its route, found on its header (none: 404 to come)
   std::string spool_path_;          // the body file of file_parser_, removed after use
   std::size_t spool_reserved_ = 0;  // of State::spooling, held while spooling
+  std::string spool_holder_;        // whose upload that is (Admission::holder)
   std::shared_ptr<void> out_;       // the message being written
   std::string remote_;              // the peer's address (the proxy's, behind one)
   std::size_t body_limit_ = 0;      // of the request being read

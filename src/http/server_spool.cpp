@@ -31,34 +31,47 @@ bool Session::maybe_spool() {
   const std::string oops =
       "Something went wrong on our side. It has been logged; please try again later.";
   // Who may send one is decided on the headers: a refused body is never read.
+  std::string holder;
   if (spool->admit) {
     Request asked = probe_;  // its target is parsed
     Request from_header = request_from(h);
     asked.method = std::move(from_header.method);
     asked.remote_address = std::move(from_header.remote_address);
     asked.headers = std::move(from_header.headers);
-    std::optional<Response> refusal;
+    Admission admitted;
     try {
-      refusal = spool->admit(asked);
+      admitted = spool->admit(asked);
     } catch (const std::exception& e) {
       log::error(kLogger, "upload admission failed", {{"error", e.what()}});
       send_error(500, "Internal server error", oops);
       return false;
     }
-    if (refusal) {
-      refuse(std::move(*refusal));
+    if (admitted.refusal) {
+      refuse(std::move(*admitted.refusal));
       return false;
     }
+    holder = std::move(admitted.holder);
   }
   std::size_t want = length ? static_cast<std::size_t>(*length) : spool->max_bytes;
-  if (!state_.reserve_spool(want)) {
-    log::warn(kLogger, "upload refused: too many uploads in flight", {{"bytes", want}});
-    send_error(503, "Service unavailable",
-               "Too many uploads are being received right now; please try again in a minute.",
-               "60");
-    return false;
+  switch (state_.reserve_spool(want, holder)) {
+    case Server::State::SpoolTaken::yes:
+      break;
+    case Server::State::SpoolTaken::holder_busy:
+      log::info(kLogger, "upload refused: another of the same holder is being received",
+                {{"holder", holder}});
+      send_error(429, "Too many requests",
+                 "Another upload of yours is still being received; send this one when it is done.",
+                 "60");
+      return false;
+    case Server::State::SpoolTaken::budget_full:
+      log::warn(kLogger, "upload refused: too many uploads in flight", {{"bytes", want}});
+      send_error(503, "Service unavailable",
+                 "Too many uploads are being received right now; please try again in a minute.",
+                 "60");
+      return false;
   }
   spool_reserved_ = want;
+  spool_holder_ = holder;
   // Uploads are private: the folder and each body file are the server's alone.
   std::error_code made;
   std::filesystem::create_directories(spool->dir, made);
@@ -87,19 +100,18 @@ bool Session::maybe_spool() {
 
 void Session::release_spool() {
   if (spool_reserved_ == 0) return;
-  state_.release_spool(spool_reserved_);
+  state_.release_spool(spool_reserved_, spool_holder_);
   spool_reserved_ = 0;
+  spool_holder_.clear();
 }
 
 void Session::refuse(Response response) {
   phase_ = Phase::answering;
   log::Scope scope(log::new_scope_id("req"));
   const auto& h = parser_->get();
-  Request probe;
-  (void)probe.set_target(h.target());  // an invalid target logs as ""
   log::debug(kLogger, "upload refused before its body",
              {{"method", std::string(h.method_string())},
-              {"path", state_.router.path_for_log(probe)},
+              {"path", state_.router.path_for_log(probe_)},  // an invalid target logs as ""
               {"status", response.status},
               {"remote", remote_}});
   write(std::move(response), false, Then::linger, h.version());

@@ -447,7 +447,7 @@ void add_document_routes(Router& router, Site& site) {
   const std::string too_large = site.catalogue().fill(
       "en", "documents_error_too_large_mb", {{"mb", std::to_string(config.upload_max_mb)}});
   Spool spool{config.data_dir + "/tmp", limit, too_large,
-              [s](const Request& r) { return s->refuse_without_session(r); }};
+              [s](const Request& r) { return s->admit_upload(r); }};
   router.add("GET", "/documents", page(list_page), "Your documents");
   router.add("GET", "/documents/new", page(get_new), "The upload form");
   router.add_streamed("POST", "/documents/new", page(post_new), spool, "Upload a document");

@@ -171,7 +171,7 @@ void add_export_routes(Router& router, Site& site) {
   Spool spool{config.data_dir + "/tmp", (kWebImportMaxMb << 20) + kMultipartMargin,
               site.catalogue().fill("en", "exports_import_too_large",
                                     {{"mb", std::to_string(kWebImportMaxMb)}}),
-              [s](const Request& r) { return s->refuse_without_session(r); }};
+              [s](const Request& r) { return s->admit_upload(r); }};
   router.add("GET", "/profile/export", page(get_export), "Export your data");
   router.add("POST", "/profile/export", page(post_export), "Start an export");
   router.add("GET", "/profile/export/{id}/download", page(get_download), "Download an export");

@@ -139,11 +139,11 @@ std::optional<Visitor> Site::visitor(const Request& r) const {
   return v;
 }
 
-std::optional<Response> Site::refuse_without_session(const Request& r) const {
-  if (visitor(r)) return std::nullopt;
+Admission Site::admit_upload(const Request& r) const {
+  if (auto v = visitor(r)) return {std::nullopt, "account:" + std::to_string(v->account.id)};
   Response out = redirect("/signin?next=" + url_encode("/"));
   out.set_header("Cache-Control", "no-store");
-  return out;
+  return {std::move(out)};
 }
 
 Handler Site::signed_in(PageFn fn) const {

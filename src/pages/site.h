@@ -100,10 +100,11 @@ class Site {
   std::string public_language(const Request& r) const;
   // The visitor of the request's session cookie, if it has a live one.
   std::optional<Visitor> visitor(const Request& r) const;
-  // For a streamed upload (Spool::admit), on its headers alone: nullopt when
-  // the session cookie names a live session, else the answer signed_in()
-  // gives a visitor without one.
-  std::optional<Response> refuse_without_session(const Request& r) const;
+  // For a streamed upload (Spool::admit), on its headers alone: the
+  // visitor's account holds it when the session cookie names a live session
+  // (one upload at a time each), else the answer signed_in() gives a visitor
+  // without one.
+  Admission admit_upload(const Request& r) const;
 
  private:
   SiteDeps deps_;

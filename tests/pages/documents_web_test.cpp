@@ -231,6 +231,36 @@ TEST_P(DocumentsWebTest, UploadsInFlightAreCappedServerWide) {
   EXPECT_EQ(sixth.read_response().status, 100);
 }
 
+TEST_P(DocumentsWebTest, OneAccountSendsOneUploadAtATime) {
+  auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
+  auto ben = SignedInClient::with_session(port(), site_->accounts(), "ben@example.com");
+  std::string body = multipart({{"csrf", ana.csrf()}, {"title", "CV"}}, "cv.pdf", kPdf);
+  testing::TestConnection first(port());
+  first.send_raw(upload_header("/documents/new", body.size(), ana.cookie(), true));
+  ASSERT_EQ(first.read_response().status, 100);
+
+  // While it is being received, a second of Ana's (to any streamed route) waits.
+  for (const char* path : {"/documents/new", "/profile/import"}) {
+    testing::TestConnection second(port());
+    second.send_raw(upload_header(path, 1000, ana.cookie(), true));
+    auto busy = second.read_response();
+    EXPECT_EQ(busy.status, 429) << path << busy.body;
+    EXPECT_EQ(busy.header("Retry-After"), "60");
+    EXPECT_EQ(busy.header("Connection"), "close");
+  }
+  // Ben's is not held up by hers.
+  testing::TestConnection bens(port());
+  bens.send_raw(upload_header("/documents/new", 1000, ben.cookie(), true));
+  EXPECT_EQ(bens.read_response().status, 100);
+
+  first.send_raw(body);
+  EXPECT_EQ(first.read_response().status, 303);
+  // Hers is done: the next one goes.
+  testing::TestConnection next(port());
+  next.send_raw(upload_header("/documents/new", body.size(), ana.cookie(), true));
+  EXPECT_EQ(next.read_response().status, 100);
+}
+
 TEST_P(DocumentsWebTest, RefusedTypesAndMissingCsrfWriteNothing) {
   auto ana = SignedInClient::with_session(port(), site_->accounts(), "ana@example.com");
   auto html = upload(ana, "/documents/new", {{"title", "Page"}}, "cv.pdf",
