@@ -188,6 +188,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // For a multipart POST to a streamed route, switches to a parser that
   // writes the body to a file. Returns false when it answered (413, 500).
   bool maybe_spool();
+  // Spool::admit on the headers: the upload's holder, or nullopt when it
+  // answered instead (the refusal, or 500).
+  std::optional<std::string> admit_spool(const Spool& spool);
+  // Reserves `bytes` of the budget and one of `holder`'s uploads; false when
+  // it answered 429 or 503 instead.
+  bool take_spool(std::size_t bytes, const std::string& holder);
   void drop_spool();
   void answer_spooled();
   // Sends `response` to a request whose body is left unread, then closes.

@@ -28,50 +28,12 @@ bool Session::maybe_spool() {
     on_read_error(http::error::body_limit);
     return false;
   }
+  auto holder = admit_spool(*spool);
+  if (!holder) return false;
+  if (!take_spool(length ? static_cast<std::size_t>(*length) : spool->max_bytes, *holder))
+    return false;
   const std::string oops =
       "Something went wrong on our side. It has been logged; please try again later.";
-  // Who may send one is decided on the headers: a refused body is never read.
-  std::string holder;
-  if (spool->admit) {
-    Request asked = probe_;  // its target is parsed
-    Request from_header = request_from(h);
-    asked.method = std::move(from_header.method);
-    asked.remote_address = std::move(from_header.remote_address);
-    asked.headers = std::move(from_header.headers);
-    Admission admitted;
-    try {
-      admitted = spool->admit(asked);
-    } catch (const std::exception& e) {
-      log::error(kLogger, "upload admission failed", {{"error", e.what()}});
-      send_error(500, "Internal server error", oops);
-      return false;
-    }
-    if (admitted.refusal) {
-      refuse(std::move(*admitted.refusal));
-      return false;
-    }
-    holder = std::move(admitted.holder);
-  }
-  std::size_t want = length ? static_cast<std::size_t>(*length) : spool->max_bytes;
-  switch (state_.reserve_spool(want, holder)) {
-    case Server::State::SpoolTaken::yes:
-      break;
-    case Server::State::SpoolTaken::holder_busy:
-      log::info(kLogger, "upload refused: another of the same holder is being received",
-                {{"holder", holder}});
-      send_error(429, "Too many requests",
-                 "Another upload of yours is still being received; send this one when it is done.",
-                 "60");
-      return false;
-    case Server::State::SpoolTaken::budget_full:
-      log::warn(kLogger, "upload refused: too many uploads in flight", {{"bytes", want}});
-      send_error(503, "Service unavailable",
-                 "Too many uploads are being received right now; please try again in a minute.",
-                 "60");
-      return false;
-  }
-  spool_reserved_ = want;
-  spool_holder_ = holder;
   // Uploads are private: the folder and each body file are the server's alone.
   std::error_code made;
   std::filesystem::create_directories(spool->dir, made);
@@ -96,6 +58,51 @@ bool Session::maybe_spool() {
   }
   spool_path_ = path;
   return true;
+}
+
+std::optional<std::string> Session::admit_spool(const Spool& spool) {
+  if (!spool.admit) return std::string();
+  Request asked = probe_;  // its target is parsed
+  Request from_header = request_from(parser_->get());
+  asked.method = std::move(from_header.method);
+  asked.remote_address = std::move(from_header.remote_address);
+  asked.headers = std::move(from_header.headers);
+  Admission admitted;
+  try {
+    admitted = spool.admit(asked);
+  } catch (const std::exception& e) {
+    log::error(kLogger, "upload admission failed", {{"error", e.what()}});
+    send_error(500, "Internal server error",
+               "Something went wrong on our side. It has been logged; please try again later.");
+    return std::nullopt;
+  }
+  if (admitted.refusal) {
+    refuse(std::move(*admitted.refusal));
+    return std::nullopt;
+  }
+  return std::move(admitted.holder);
+}
+
+bool Session::take_spool(std::size_t bytes, const std::string& holder) {
+  switch (state_.reserve_spool(bytes, holder)) {
+    case Server::State::SpoolTaken::yes:
+      spool_reserved_ = bytes;
+      spool_holder_ = holder;
+      return true;
+    case Server::State::SpoolTaken::holder_busy:
+      log::info(kLogger, "upload refused: another of the same holder is being received",
+                {{"holder", holder}});
+      send_error(429, "Too many requests",
+                 "Another upload of yours is still being received; send this one when it is done.",
+                 "60");
+      return false;
+    case Server::State::SpoolTaken::budget_full:
+      break;
+  }
+  log::warn(kLogger, "upload refused: too many uploads in flight", {{"bytes", bytes}});
+  send_error(503, "Service unavailable",
+             "Too many uploads are being received right now; please try again in a minute.", "60");
+  return false;
 }
 
 void Session::release_spool() {
