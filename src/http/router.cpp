@@ -111,6 +111,18 @@ void Router::add_streamed(std::string method, std::string pattern, Handler handl
   routes_.back().spool = std::move(spool);
 }
 
+void Router::add(std::string method, std::string pattern, Guarded guarded, std::string summary) {
+  add(std::move(method), std::move(pattern), std::move(guarded.handler), std::move(summary));
+  routes_.back().admit = std::move(guarded.admit);
+  routes_.back().max_body_bytes = guarded.max_body_bytes;
+}
+
+void Router::add_streamed(std::string method, std::string pattern, Guarded guarded, Spool spool,
+                          std::string summary) {
+  add(std::move(method), std::move(pattern), std::move(guarded), std::move(summary));
+  routes_.back().spool = std::move(spool);
+}
+
 const Route* Router::route_for(std::string_view method,
                                const std::vector<std::string>& segments) const {
   std::vector<const Route*> candidates;

@@ -30,6 +30,19 @@ namespace peto::web {
 
 using Handler = std::function<Response(Request&)>;
 
+// Run on the headers of a request that carries a body, before a byte of it
+// is read: nullopt lets the body be read; a Response is sent instead, the
+// body left unread and the connection closed.
+using Admit = std::function<std::optional<Response>(const Request&)>;
+
+// A handler with what its route admits (Site::signed_in: a page that needs a
+// session reads no stranger's body).
+struct Guarded {
+  Handler handler;
+  Admit admit = {};                // empty: every body is read
+  std::size_t max_body_bytes = 0;  // 0: the server's Options::max_body_bytes
+};
+
 // Where a streamed route's multipart body is spooled (http/multipart.h).
 // What Spool::admit decides on an upload's headers.
 struct Admission {
@@ -64,6 +77,7 @@ struct Route {
   // The largest body read into memory for it; 0 is the server's
   // Options::max_body_bytes. Checked on the headers, before the body is read.
   std::size_t max_body_bytes = 0;
+  Admit admit = {};  // set by add() with a Guarded handler
 };
 
 class Router {
@@ -74,6 +88,8 @@ class Router {
   // starting with '/', an empty or unclosed `{}`, a repeated parameter name)
   // or a method+pattern pair that is already there: both are programming errors.
   void add(std::string method, std::string pattern, Handler handler, std::string summary = {});
+  // The same for a handler with its admission and body limit.
+  void add(std::string method, std::string pattern, Guarded guarded, std::string summary = {});
   // The same with the route's OpenAPI operation object (its "summary" is the
   // route's summary); openapi_document() lists it.
   void add_documented(std::string method, std::string pattern, Handler handler,
@@ -82,6 +98,10 @@ class Router {
   // A route whose multipart/form-data body the server spools to a file in
   // spool.dir instead of reading it into memory (http/multipart.h).
   void add_streamed(std::string method, std::string pattern, Handler handler, Spool spool,
+                    std::string summary = {});
+  // The same for a guarded handler: its admission is for bodies that are not
+  // spooled (Spool::admit decides on those).
+  void add_streamed(std::string method, std::string pattern, Guarded guarded, Spool spool,
                     std::string summary = {});
   // The route `method` and `segments` reach; nullptr for a 404 or 405.
   const Route* route_for(std::string_view method, const std::vector<std::string>& segments) const;

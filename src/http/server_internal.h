@@ -170,6 +170,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_first_bytes(beast::error_code ec, std::size_t n);
   void read_request();
   void on_header(beast::error_code ec);
+  // The request being read as its header tells it (no body yet), for an
+  // admission.
+  Request header_request();
+  // Route::admit on the headers; false when it answered instead.
+  bool admit_body();
   void read_body();
   void on_body(beast::error_code ec);
   void on_read_error(beast::error_code ec);

@@ -85,6 +85,8 @@ void Session::on_header(beast::error_code ec) {
     auto length = parser_->content_length();
     if (length && *length > body_limit_) return on_read_error(http::error::body_limit);
     parser_->body_limit(body_limit_);
+    const bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+    if (has_body && route_ != nullptr && route_->admit && !admit_body()) return;
   }
   const auto& expect = header()->operator[](http::field::expect);
   if (!beast::iequals(expect, "100-continue")) return read_body();
@@ -114,6 +116,30 @@ void Session::read_body() {
 void Session::on_body(beast::error_code ec) {
   if (ec) return on_read_error(ec);
   answer();
+}
+
+Request Session::header_request() {
+  Request asked = probe_;  // its target is parsed
+  Request from_header = request_from(*header());
+  asked.method = std::move(from_header.method);
+  asked.remote_address = std::move(from_header.remote_address);
+  asked.headers = std::move(from_header.headers);
+  return asked;
+}
+
+bool Session::admit_body() {
+  std::optional<Response> refusal;
+  try {
+    refusal = route_->admit(header_request());
+  } catch (const std::exception& e) {
+    log::error(kLogger, "admission failed", {{"error", e.what()}});
+    send_error(500, "Internal server error",
+               "Something went wrong on our side. It has been logged; please try again later.");
+    return false;
+  }
+  if (!refusal) return true;
+  refuse(std::move(*refusal));
+  return false;
 }
 
 // Limits and malformed requests get an answer; a client that went away or

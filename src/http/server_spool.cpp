@@ -62,14 +62,9 @@ bool Session::maybe_spool() {
 
 std::optional<std::string> Session::admit_spool(const Spool& spool) {
   if (!spool.admit) return std::string();
-  Request asked = probe_;  // its target is parsed
-  Request from_header = request_from(parser_->get());
-  asked.method = std::move(from_header.method);
-  asked.remote_address = std::move(from_header.remote_address);
-  asked.headers = std::move(from_header.headers);
   Admission admitted;
   try {
-    admitted = spool.admit(asked);
+    admitted = spool.admit(header_request());
   } catch (const std::exception& e) {
     log::error(kLogger, "upload admission failed", {{"error", e.what()}});
     send_error(500, "Internal server error",
@@ -116,7 +111,7 @@ void Session::refuse(Response response) {
   phase_ = Phase::answering;
   log::Scope scope(log::new_scope_id("req"));
   const auto& h = parser_->get();
-  log::debug(kLogger, "upload refused before its body",
+  log::debug(kLogger, "refused before its body",
              {{"method", std::string(h.method_string())},
               {"path", state_.router.path_for_log(probe_)},  // an invalid target logs as ""
               {"status", response.status},

@@ -303,7 +303,7 @@ std::string application_href(std::int64_t id) { return "/applications/" + std::t
 // A signed-in handler for /applications/{id}/…: the 404 page when the path
 // has no id, else `fn` with it.
 template <typename Fn>
-Handler application_action(Site& site, const std::shared_ptr<RecordPages>& p, Fn fn) {
+Guarded application_action(Site& site, const std::shared_ptr<RecordPages>& p, Fn fn) {
   return site.signed_in([p, fn](Request& r, const Visitor& v) {
     auto id = path_id(r);
     if (!id) return p->site.not_found(r, v);
@@ -397,8 +397,10 @@ void add_application_routes(Router& router, Site& site, const std::shared_ptr<Re
 
 Handler home_handler(Site& site) {
   auto p = std::make_shared<RecordPages>(site, site.db());
+  // A GET route: only the handler is wanted (there is no body to admit).
   Handler dashboard =
-      site.signed_in([p](Request& r, const Visitor& v) { return dashboard_page(*p, r, v); });
+      site.signed_in([p](Request& r, const Visitor& v) { return dashboard_page(*p, r, v); })
+          .handler;
   // With a session cookie the dashboard's own check decides (an expired
   // session goes to the sign-in page); without one, nobody is signed in.
   return [&site, dashboard](Request& r) -> Response {

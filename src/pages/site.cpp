@@ -146,15 +146,27 @@ Admission Site::admit_upload(const Request& r) const {
   return {std::move(out)};
 }
 
-Handler Site::signed_in(PageFn fn) const {
-  return [this, fn = std::move(fn)](Request& r) {
+namespace {
+
+// Where signed_in sends a request without a live session.
+Response to_signin(const Request& r) {
+  std::string next = r.method == "GET" ? r.target : std::string("/");
+  Response out = Site::redirect("/signin?next=" + url_encode(next));
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+}  // namespace
+
+Guarded Site::signed_in(PageFn fn) const {
+  Guarded page;
+  page.admit = [this](const Request& r) -> std::optional<Response> {
+    if (visitor(r)) return std::nullopt;
+    return to_signin(r);
+  };
+  page.handler = [this, fn = std::move(fn)](Request& r) {
     auto v = visitor(r);
-    if (!v) {
-      std::string next = r.method == "GET" ? r.target : std::string("/");
-      Response out = redirect("/signin?next=" + url_encode(next));
-      out.set_header("Cache-Control", "no-store");
-      return out;
-    }
+    if (!v) return to_signin(r);
     Response out;
     if (unsafe_method(r.method) && !same_token(sent_csrf(r), v->csrf_token)) {
       const auto& t = catalogue_.messages(v->language);
@@ -168,9 +180,10 @@ Handler Site::signed_in(PageFn fn) const {
     out.set_header("Cache-Control", "no-store");
     return out;
   };
+  return page;
 }
 
-Handler Site::admin_only(PageFn fn) const {
+Guarded Site::admin_only(PageFn fn) const {
   return signed_in([this, fn = std::move(fn)](Request& r, const Visitor& v) {
     if (!v.account.is_admin) return not_found(r, v);
     return fn(r, v);
@@ -219,8 +232,10 @@ Response Site::render_public(const Request& r, int status, const std::string& pa
   return out;
 }
 
-Handler Site::signed_out_form(Handler fn) const {
-  return [this, fn = std::move(fn)](Request& r) {
+Guarded Site::signed_out_form(Handler fn) const {
+  Guarded form;
+  form.max_body_bytes = kSignedOutFormBytes;
+  form.handler = [this, fn = std::move(fn)](Request& r) {
     const std::string cookie = cookie_value(r, kFormCookie);
     if (unsafe_method(r.method) &&
         (!is_form_token(cookie) || !same_token(Form::parse(r).get("csrf"), cookie))) {
@@ -234,6 +249,7 @@ Handler Site::signed_out_form(Handler fn) const {
     }
     return fn(r);
   };
+  return form;
 }
 
 Response Site::not_found(const Request& r, const Visitor& v) const {

@@ -62,13 +62,17 @@ class Site {
   Status load();  // templates and catalogue
 
   using PageFn = std::function<Response(Request&, const Visitor&)>;
-  Handler signed_in(PageFn fn) const;
-  Handler admin_only(PageFn fn) const;
+  // Its body is read only for a live session: without one the request is
+  // answered on its headers (Guarded::admit), as the handler would answer it.
+  Guarded signed_in(PageFn fn) const;
+  Guarded admin_only(PageFn fn) const;
   // A form of a signed-out visitor (sign-in, an invitation): `fn` runs only
   // when the form's `csrf` field matches the `peto_form` cookie that
   // render_public set with the page, so another site cannot post it in the
   // visitor's browser (login CSRF); else the public 403 "form has expired".
-  Handler signed_out_form(Handler fn) const;
+  // Its body is kSignedOutFormBytes at most.
+  Guarded signed_out_form(Handler fn) const;
+  static constexpr std::size_t kSignedOutFormBytes = 16 * 1024;
 
   Response render(const Request& r, const Visitor& v, int status, const std::string& page,
                   nlohmann::json data) const;

@@ -41,10 +41,19 @@ TEST(ServeLimitsTest, EachRouteRefusesABodyLargerThanItTakesOnItsHeaders) {
   testing::ServedPeto peto(tmp.path());
   const std::string form = "application/x-www-form-urlencoded";
 
-  // The upload limit (25 MB) is for uploads only: a form takes 512 KiB.
+  // The upload limit (25 MB) is for uploads only: a form takes 512 KiB, and
+  // a signed-out visitor's form (sign-in, an invitation) 16 KiB.
   auto signin = announce(peto.port(), "/signin", 25u << 20, form);
   EXPECT_EQ(signin.status, 413);
-  EXPECT_EQ(announce(peto.port(), "/signin", (512u << 10) + 1, form).status, 413);
+  EXPECT_EQ(announce(peto.port(), "/signin", (16u << 10) + 1, form).status, 413);
+  EXPECT_EQ(announce(peto.port(), "/listings/new", (512u << 10) + 1, form).status, 413);
+
+  // A page that needs a session answers a stranger on the headers: the body
+  // is never read, however slowly it would come.
+  auto stranger = announce(peto.port(), "/listings/new", 500u << 10, form);
+  EXPECT_EQ(stranger.status, 303);
+  EXPECT_EQ(stranger.header("Location").rfind("/signin", 0), 0u) << stranger.header("Location");
+  EXPECT_EQ(stranger.header("Connection"), "close");
 
   // The API takes 256 KiB, refused before the token is even looked at.
   auto api = announce(peto.port(), "/api/v1/notes", (256u << 10) + 1, "application/json");

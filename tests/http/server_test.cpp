@@ -179,6 +179,41 @@ TEST(ServerTest, OversizedBodyIs413AndClosesTheConnection) {
   EXPECT_EQ(http_request(web.port(), "POST", "/api/v1/echo", std::string(1024, 'z')).status, 200);
 }
 
+// A guarded route decides on the headers whether its body is read at all,
+// and takes the body limit it names.
+TEST(ServerTest, AGuardedRouteAnswersOnTheHeadersWhomItDoesNotAdmit) {
+  Router router;
+  int admitted = 0;
+  Guarded guarded;
+  guarded.handler = [](Request& r) { return Response::text(200, r.body); };
+  guarded.admit = [&admitted](const Request& r) -> std::optional<Response> {
+    if (r.header("X-Key") != nullptr && *r.header("X-Key") == "open") {
+      ++admitted;
+      return std::nullopt;
+    }
+    return Response::text(401, "who are you?\n");
+  };
+  guarded.max_body_bytes = 100;
+  router.add("POST", "/guarded", guarded);
+  WebServer web(router);
+
+  TestConnection stranger(web.port());
+  stranger.send_raw("POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Length: 90\r\n\r\nsome");
+  auto refused = stranger.read_response();
+  EXPECT_EQ(refused.status, 401) << "answered before the body came";
+  EXPECT_EQ(refused.header("Connection"), "close");
+
+  EXPECT_EQ(http_request(web.port(), "POST", "/guarded", "hello", {{"X-Key", "open"}}).body,
+            "hello");
+  EXPECT_EQ(admitted, 1);
+  EXPECT_EQ(http_request(web.port(), "POST", "/guarded", std::string(101, 'x'), {{"X-Key", "open"}})
+                .status,
+            413);
+  // A request without a body is not asked about (the handler decides).
+  EXPECT_EQ(http_request(web.port(), "POST", "/guarded").status, 200);
+  EXPECT_EQ(admitted, 1);
+}
+
 TEST(ServerTest, Expect100ContinueGetsAnInterimAnswer) {
   Router router = test_router();
   WebServer web(router);
