@@ -39,7 +39,8 @@ const char* try_task_kind(Try kind) {
 
 std::optional<TryGate::Ticket> TryGate::enter(std::int64_t owner) {
   std::lock_guard lock(mutex_);
-  if (running_ >= kAtOnce || by_owner_[owner] > 0) return std::nullopt;
+  // A refused owner leaves no entry behind: by_owner_ holds running ones only.
+  if (running_ >= kAtOnce || by_owner_.contains(owner)) return std::nullopt;
   ++running_;
   ++by_owner_[owner];
   return std::optional<Ticket>(std::in_place, *this, owner);
