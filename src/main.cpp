@@ -22,8 +22,7 @@ struct Command {
 };
 
 // A value the parser fills and the command reads later. Every slot lives until
-// peto exits: the parser writes flags a command's lambda may not capture
-// (`--password-stdin` is required but read from standard input, not the slot).
+// peto exits, so a command's lambda can hold it and read what the parser wrote.
 template <typename T>
 std::shared_ptr<T> slot(T initial = T()) {
   static std::vector<std::shared_ptr<void>> all;
@@ -138,10 +137,11 @@ void add_account_commands(CLI::App& cli, std::vector<Command>& out) {
   auto* create = user->add_subcommand("create", "create an account (the first is admin)");
   create->add_option("--email", *email, "the account's e-mail address")->required();
   create->add_flag("--admin", *admin, "make the account an administrator");
-  create->add_flag("--password-stdin", *password_stdin, "read the password from standard input")
-      ->required();
-  out.push_back({create, [email, admin](app::App& a) {
-                   return app::cmd_user_create(a, *email, *admin, std::cin);
+  create->add_flag("--password-stdin", *password_stdin,
+                   "read the password as one line from standard input (at a terminal it is "
+                   "asked for, unseen)");
+  out.push_back({create, [email, admin, password_stdin](app::App& a) {
+                   return app::cmd_user_create(a, *email, *admin, *password_stdin, std::cin);
                  }});
 
   auto* invite = cli.add_subcommand("invite", "manage invites");

@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
+
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
 
 #include "core/log.h"
 #include "engine/heartbeat.h"
@@ -37,7 +41,9 @@ std::optional<App> load(bool need_secret_key) {
     std::cerr << "peto: " << config.status().message() << "\n";
     return std::nullopt;
   }
-  log::configure(config->log_level, config->log_format);
+  log::configure(
+      config->log_level,
+      config->log_format.value_or(::isatty(STDERR_FILENO) ? log::Format::text : log::Format::json));
   keep_files_private(*config);
   App app;
   app.config = std::move(*config);
@@ -50,28 +56,80 @@ std::optional<App> load(bool need_secret_key) {
   return app;
 }
 
-bool App::open_db() {
-  try {
-    db = store::Db::open(config.database_url, 8);
-    return true;
-  } catch (const store::Error& e) {
-    std::cerr << "peto: cannot open the database: " << e.what() << "\n";
-    return false;
-  }
+namespace {
+
+constexpr std::string_view kSqlitePrefix = "sqlite://";
+
+std::string_view sqlite_path(const std::string& url) {
+  std::string_view u = url;
+  return u.substr(0, kSqlitePrefix.size()) == kSqlitePrefix ? u.substr(kSqlitePrefix.size())
+                                                            : std::string_view();
 }
 
-bool App::open_migrated_db() {
-  if (!open_db()) return false;
+}  // namespace
+
+std::string local_base_url(std::string host, int port) {
+  if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return "http://" + host + ":" + std::to_string(port);
+}
+
+std::string App::database_name() const {
+  if (std::string_view path = sqlite_path(config.database_url); !path.empty()) {
+    std::error_code ec;
+    auto full = std::filesystem::absolute(std::filesystem::path(path), ec);
+    return ec ? std::string(path) : full.lexically_normal().string();
+  }
+  auto url = boost::urls::parse_uri(config.database_url);
+  if (!url) return "PostgreSQL";
+  boost::urls::url shown = *url;
+  if (shown.has_password()) shown.set_password("***");
+  return std::string(shown.buffer());
+}
+
+void App::say_database() const { std::cout << "database: " << database_name() << "\n"; }
+
+int App::open_db(Reach reach) {
+  const std::string missing = "peto: no peto database at " + database_name() +
+                              " \u2014 run `peto migrate` or set PETO_DATA_DIR\n";
+  std::string_view path = sqlite_path(config.database_url);
+  std::error_code ec;
+  if (reach != Reach::create && !path.empty() &&
+      !std::filesystem::exists(std::filesystem::path(path), ec)) {
+    std::cerr << missing;
+    return 2;
+  }
+  try {
+    db = store::Db::open(config.database_url, 8);
+  } catch (const store::Error& e) {
+    std::cerr << "peto: cannot open the database: " << e.what() << "\n";
+    return 1;
+  }
+  // A database without peto's tables: a PostgreSQL database made by hand, or
+  // an empty file an older peto left behind.
+  if (reach == Reach::existing) {
+    auto st = store::Migrator(*db, migrations()).state();
+    if (st && st->current == 0) {
+      std::cerr << missing;
+      return 2;
+    }
+  }
+  return 0;
+}
+
+int App::open_migrated_db() {
+  if (int rc = open_db(); rc != 0) return rc;
   auto applied = store::Migrator(*db, migrations()).apply();
   if (!applied) {
     std::cerr << "peto: " << applied.status().message() << "\n";
-    return false;
+    return 1;
   }
-  return true;
+  return 0;
 }
 
 int cmd_migrate(App& app, bool check) {
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(check ? App::Reach::present : App::Reach::create); rc != 0) return rc;
   store::Migrator migrator(*app.db, migrations());
   auto st = migrator.state();
   if (!st) {
@@ -97,6 +155,7 @@ int cmd_migrate(App& app, bool check) {
     std::cerr << "peto: " << applied.status().message() << "\n";
     return 1;
   }
+  app.say_database();
   std::cout << (*applied ? "Applied " + std::to_string(*applied) + " migration(s); "
                          : std::string("Nothing to apply; "))
             << "schema version " << st->latest << ".\n";
@@ -145,11 +204,7 @@ int cmd_healthcheck(App& app, const std::string& what, int every_s) {
   if (what == "web") {
     // The local probe of a container healthcheck: our own listener, so the
     // outgoing-destination policy (for users' webhooks) does not apply.
-    std::string host = app.config.listen_host;
-    if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
-    if (host == "::") host = "::1";
-    if (host.find(':') != std::string::npos) host = "[" + host + "]";
-    std::string url = "http://" + host + ":" + std::to_string(app.config.listen_port) + "/healthz";
+    std::string url = local_base_url(app.config.listen_host, app.config.listen_port) + "/healthz";
     CURL* curl = curl_easy_init();
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, 5L);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,30 @@ struct App {
   const Clock* clock = &system_clock();
   std::unique_ptr<store::Db> db;  // opened by open_db()
 
-  // Opens the database named by the config; prints the reason and returns
-  // false when it cannot.
-  bool open_db();
-  // open_db(), then applies pending migrations (a fresh install's first
-  // command is often `peto user create`); false, with the reason printed,
-  // when either fails.
-  bool open_migrated_db();
+  // Whether a command may make the database: `up`, `serve`, `migrate` and
+  // `demo` set one up (create); `migrate --check` reads one that is there,
+  // with or without tables (present); every other command works on a peto
+  // database (existing), so run from the wrong folder it says so instead of
+  // starting an empty one.
+  enum class Reach { existing, present, create };
+  // Opens the database named by the config. 0, or the exit code with the
+  // reason printed: 2 when there is no SQLite file (existing, present) or no
+  // peto tables in it (existing), 1 when it cannot be opened.
+  int open_db(Reach reach = Reach::existing);
+  // open_db(existing), then applies pending migrations; 0 or the exit code,
+  // with the reason printed.
+  int open_migrated_db();
+  // The database, for a person: the SQLite file's absolute path, or the
+  // PostgreSQL URL without its password.
+  std::string database_name() const;
+  // Prints "database: <database_name()>" on stdout: every command that
+  // writes says where it wrote.
+  void say_database() const;
 };
+
+// http://HOST:PORT of a listener on `host`, as a browser on this machine
+// reaches it (a wildcard address becomes loopback).
+std::string local_base_url(std::string host, int port);
 
 // Reads the environment, sets up logging; on a bad value prints one line and
 // returns nullopt (the caller exits 2).
@@ -68,8 +85,14 @@ int cmd_serve(App& app, const std::string& listen_override);
 int cmd_up(App& app);
 int cmd_healthcheck(App& app, const std::string& what, int every_s);
 int cmd_version();
-// `peto user create`: the password is the first line of `password_in`.
-int cmd_user_create(App& app, const std::string& email, bool admin, std::istream& password_in);
+// The password for `email`: asked twice, without echo, when `in` is the
+// standard input of a terminal; else the first line of `in` if `from_stdin`
+// (--password-stdin). Nothing, with the reason printed, otherwise.
+std::optional<std::string> read_password(std::istream& in, bool from_stdin,
+                                         const std::string& email);
+// `peto user create`: the password as read_password reads it.
+int cmd_user_create(App& app, const std::string& email, bool admin, bool password_stdin,
+                    std::istream& password_in);
 // `peto invite create`: prints the invite link (a path unless PETO_PUBLIC_URL
 // is set) alone on the last line.
 int cmd_invite_create(App& app, const std::string& by_email, const std::string& bound_email);

@@ -20,7 +20,7 @@ int cmd_backup(App& app, const std::string& out_dir) {
     std::cerr << "peto: --out: " << out_dir << " is not a folder\n";
     return 2;
   }
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(); rc != 0) return rc;
   auto written =
       media::write_backup_locked(app.config, *app.db, out_dir, *app.clock, progress_line);
   if (!written && written.status().code() == Status::Code::conflict) {

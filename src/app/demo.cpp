@@ -430,11 +430,9 @@ void load_demo(store::Db& db, const Clock& clock, std::int64_t owner) {
 int cmd_demo(App& app, const std::string& email, bool password_stdin, std::istream& password_in) {
   std::string password;
   if (password_stdin) {
-    if (!std::getline(password_in, password)) {
-      std::cerr << "peto: no password on standard input (one line)\n";
-      return 2;
-    }
-    if (!password.empty() && password.back() == '\r') password.pop_back();
+    auto read = read_password(password_in, true, email);
+    if (!read) return 2;
+    password = std::move(*read);
   } else {
     password = random_token(9);  // 18 hex characters
   }
@@ -442,7 +440,7 @@ int cmd_demo(App& app, const std::string& email, bool password_stdin, std::istre
     std::cerr << "peto: --email: expected an e-mail address such as name@example.com\n";
     return 2;
   }
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(App::Reach::create); rc != 0) return rc;
   auto applied = store::Migrator(*app.db, migrations()).apply();
   if (!applied) {
     std::cerr << "peto: " << applied.status().message() << "\n";
@@ -468,6 +466,7 @@ int cmd_demo(App& app, const std::string& email, bool password_stdin, std::istre
   load_demo(*app.db, *app.clock, account.id);
 
   store::Db& db = *app.db;
+  app.say_database();
   std::cout << "demo data loaded: " << domain::count_owned(db, "companies", account.id)
             << " companies, " << domain::count_owned(db, "contacts", account.id) << " contacts, "
             << domain::count_owned(db, "listings", account.id) << " listings, "

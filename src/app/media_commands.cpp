@@ -20,7 +20,7 @@ constexpr int kPage = 500;
 // per stray file on stdout, a summary line last; progress on stderr every 500
 // uploads. Exit 1 when any upload is damaged.
 int cmd_verify_media(App& app) {
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   const std::string media_dir = app.config.media_dir();
   const store::Value now = store::now_param(*app.clock);
   std::int64_t total = media::count_uploads_with_files(*app.db);
@@ -52,9 +52,10 @@ int cmd_verify_media(App& app) {
 // Lists the files under the media folder that no row names; with `remove`,
 // deletes them. No grace: run it when nothing is uploading.
 int cmd_prune_media(App& app, bool remove) {
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto stray = steps::sweep_media(*app.db, media::Uploads::file_columns(), app.config.media_dir(),
                                   app.clock->now_ms(), 0, remove);
+  if (remove) app.say_database();
   for (const auto& file : stray.removed)
     std::cout << (remove ? "removed " : "stray ") << file << "\n";
   std::cout << stray.removed.size() << (remove ? " stray files removed\n" : " stray files\n");

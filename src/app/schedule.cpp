@@ -70,7 +70,7 @@ void scheduler_loop(App& app, const ScheduleOptions& o, StopSignals& signals) {
 
 int cmd_schedule(App& app, const ScheduleOptions& o) {
   StopSignals signals;
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(); rc != 0) return rc;
   if (!o.loop) {
     auto scheduler = make_scheduler(app, o);
     return run_and_report(scheduler, o) ? 0 : 1;

@@ -1,5 +1,6 @@
 // `peto serve` and `peto up`: the long-running roles of one process.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -91,6 +92,16 @@ int serve_until_stopped(App& app, StopSignals& signals) {
   log::info("web", "listening",
             {{"address", app.config.listen_host + ":" + std::to_string(server.port())},
              {"database", app.db->describe()}});
+  if (::isatty(STDERR_FILENO)) {
+    const std::string url = app.config.public_url.empty()
+                                ? local_base_url(app.config.listen_host, server.port())
+                                : app.config.public_url;
+    std::error_code ec;
+    std::cerr << "peto is serving " << url << "\n  data folder: "
+              << std::filesystem::absolute(app.config.data_dir, ec).lexically_normal().string()
+              << "\n  database: " << app.database_name() << "\n  stop it with Ctrl-C\n"
+              << std::flush;
+  }
   server.run();
   log::info("web", "stopped");
   return 0;
@@ -113,7 +124,7 @@ int cmd_serve(App& app, const std::string& listen_override) {
     app.config.listen_port = parsed->listen_port;
   }
   StopSignals signals;
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(App::Reach::create); rc != 0) return rc;
   store::Migrator migrator(*app.db, migrations());
   auto st = migrator.state();
   if (st && !st->pending.empty())
@@ -124,7 +135,7 @@ int cmd_serve(App& app, const std::string& listen_override) {
 
 int cmd_up(App& app) {
   StopSignals signals;
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(App::Reach::create); rc != 0) return rc;
   store::Migrator migrator(*app.db, migrations());
   auto applied = migrator.apply();
   if (!applied) {

@@ -71,7 +71,7 @@ int cmd_token_create(App& app, const std::string& user_email, const std::string&
       return 2;
     }
   }
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto account = account_of(app, user_email);
   if (!account) return 2;
   auto made = domain::ApiTokens(*app.db, *app.clock).create(account->id, name, scopes);
@@ -80,6 +80,7 @@ int cmd_token_create(App& app, const std::string& user_email, const std::string&
     return 2;
   }
   const auto& created = std::get<domain::NewToken>(made);
+  app.say_database();
   std::cout << "created token " << created.token.id << " (" << created.token.name << ") for "
             << account->email << " with scopes: " << joined(created.token.scopes) << "\n"
             << "It is shown only this once; keep it somewhere safe:\n"
@@ -88,7 +89,7 @@ int cmd_token_create(App& app, const std::string& user_email, const std::string&
 }
 
 int cmd_token_list(App& app, const std::string& user_email) {
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto account = account_of(app, user_email);
   if (!account) return 2;
   // Tab-separated: id, name, scopes, hint, created, last used.
@@ -101,13 +102,14 @@ int cmd_token_list(App& app, const std::string& user_email) {
 }
 
 int cmd_token_revoke(App& app, const std::string& user_email, std::int64_t id) {
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto account = account_of(app, user_email);
   if (!account) return 2;
   if (!domain::ApiTokens(*app.db, *app.clock).revoke(account->id, id)) {
     std::cerr << "peto: --id: " << account->email << " has no live token " << id << "\n";
     return 2;
   }
+  app.say_database();
   std::cout << "revoked token " << id << " of " << account->email << "\n";
   return 0;
 }

@@ -35,7 +35,7 @@ std::optional<domain::Account> active_account(App& app, const std::string& email
 }  // namespace
 
 int cmd_export(App& app, const std::string& user_email, const std::string& out) {
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto account = active_account(app, user_email);
   if (!account) return 2;
   // A line at most every 500 records and every tenth of the files.
@@ -67,7 +67,7 @@ int cmd_export(App& app, const std::string& user_email, const std::string& out) 
 }
 
 int cmd_import(App& app, const std::string& file, const std::string& user_email, bool force) {
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto account = active_account(app, user_email);
   if (!account) return 2;
   std::cerr << "checking " << file << "…\n";
@@ -78,6 +78,7 @@ int cmd_import(App& app, const std::string& file, const std::string& user_email,
       std::cerr << "peto: import refused, nothing was changed: " << done.status().message() << "\n";
       return 2;
     }
+    app.say_database();
     std::cout << "imported " << grouped(done->records) << " records and " << grouped(done->files)
               << " files";
     if (done->companies_matched + done->tags_matched > 0)

@@ -1,6 +1,9 @@
 // `peto user create` and `peto invite create`: accounts from a shell on the
 // server, for the first account (there is nobody to invite it yet) and for
 // administrators who prefer the command line.
+#include <termios.h>
+#include <unistd.h>
+
 #include <iostream>
 #include <map>
 #include <string>
@@ -25,27 +28,72 @@ std::string describe(const domain::FieldErrors& errors) {
   return field + ": " + (it == texts.end() ? key : it->second);
 }
 
+// Reads one line from the terminal on standard input with its echo off, after
+// `prompt` on stderr. Nothing when the line does not come (end of input).
+std::optional<std::string> ask_hidden(const std::string& prompt) {
+  termios before{};
+  const bool quiet = ::tcgetattr(STDIN_FILENO, &before) == 0;
+  if (quiet) {
+    termios hidden = before;
+    hidden.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    hidden.c_lflag |= ECHONL;
+    ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &hidden);
+  }
+  // The prompt once the echo is off: what is typed after it is never shown.
+  std::cerr << prompt << std::flush;
+  std::string line;
+  const bool read = static_cast<bool>(std::getline(std::cin, line));
+  if (quiet) ::tcsetattr(STDIN_FILENO, TCSANOW, &before);
+  if (!read) return std::nullopt;
+  return line;
+}
+
 }  // namespace
 
-int cmd_user_create(App& app, const std::string& email, bool admin, std::istream& password_in) {
+std::optional<std::string> read_password(std::istream& in, bool from_stdin,
+                                         const std::string& email) {
+  if (&in == &std::cin && ::isatty(STDIN_FILENO)) {
+    auto first = ask_hidden("Password for " + email + " (at least 12 characters): ");
+    if (!first) return std::nullopt;
+    auto again = ask_hidden("The same password again: ");
+    if (!again) return std::nullopt;
+    if (*first != *again) {
+      std::cerr << "peto: the two passwords differ; nothing was changed\n";
+      return std::nullopt;
+    }
+    return first;
+  }
   std::string password;
-  if (!std::getline(password_in, password)) {
+  if (!from_stdin) {
+    std::cerr << "peto: --password-stdin: no terminal to ask at; give the password as one line "
+                 "on standard input\n";
+    return std::nullopt;
+  }
+  if (!std::getline(in, password)) {
     std::cerr << "peto: no password on standard input (one line)\n";
-    return 2;
+    return std::nullopt;
   }
   if (!password.empty() && password.back() == '\r') password.pop_back();
+  return password;
+}
+
+int cmd_user_create(App& app, const std::string& email, bool admin, bool password_stdin,
+                    std::istream& password_in) {
+  auto password = read_password(password_in, password_stdin, email);
+  if (!password) return 2;
   if (!domain::normalise_email(email)) {
     std::cerr << "peto: --email: expected an e-mail address such as name@example.com\n";
     return 2;
   }
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   domain::Accounts accounts(*app.db, *app.clock);
-  auto made = accounts.create(email, password, admin);
+  auto made = accounts.create(email, *password, admin);
   if (auto* errors = std::get_if<domain::FieldErrors>(&made)) {
     std::cerr << "peto: " << describe(*errors) << "\n";
     return 2;
   }
   const auto& a = std::get<domain::Account>(made);
+  app.say_database();
   std::cout << "created account " << a.id << " for " << a.email
             << (a.is_admin ? " (administrator)" : "") << "\n";
   return 0;
@@ -56,7 +104,7 @@ int cmd_invite_create(App& app, const std::string& by_email, const std::string& 
     std::cerr << "peto: --email: expected an e-mail address such as name@example.com\n";
     return 2;
   }
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   domain::Accounts accounts(*app.db, *app.clock);
   auto admin = accounts.find_by_email(by_email);
   if (!admin || !admin->is_admin || !admin->active) {
@@ -64,6 +112,7 @@ int cmd_invite_create(App& app, const std::string& by_email, const std::string& 
     return 2;
   }
   std::string token = accounts.create_invite(admin->id, bound_email);
+  app.say_database();
   std::cout << "invite created; it works once, for 14 days. Send this link:\n";
   std::cout << absolute_url(app.config.public_url, "/invite/" + token) << "\n";
   return 0;

@@ -91,7 +91,7 @@ bool worker_loop(App& app, const WorkOptions& o, StopSignals& signals) {
 
 int cmd_work(App& app, const WorkOptions& o) {
   StopSignals signals;
-  if (!app.open_db()) return 1;
+  if (int rc = app.open_db(); rc != 0) return rc;
   if (o.once) {
     const engine::TaskKinds kinds = task_kinds(app);
     engine::Worker worker(*app.db, *app.clock, kinds, worker_options(app, o));

@@ -104,7 +104,7 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_SMTP_FROM", "peto@localhost", "the From address of e-mail notices"},
       {"PETO_TELEGRAM_API_URL", "https://api.telegram.org", "the Telegram Bot API's address"},
       {"PETO_LOG_LEVEL", "info", "debug, info, warning, error"},
-      {"PETO_LOG_FORMAT", "json", "json or text"},
+      {"PETO_LOG_FORMAT", "text at a terminal, else json", "json or text"},
       {"PETO_BACKGROUND_WORK", "true", "a worker runs: slow work is queued, not done inline"},
       {"PETO_UPLOAD_MAX_MB", "25", "largest upload accepted, in MB"},
       {"PETO_BACKUP_DIR", "DATA_DIR/backups", "where backups are written"},

@@ -37,9 +37,10 @@ struct Config {
   std::string smtp_from = "peto@localhost";  // PETO_SMTP_FROM
   std::string telegram_api_url = "https://api.telegram.org";  // PETO_TELEGRAM_API_URL
   log::Level log_level = log::Level::info;                    // PETO_LOG_LEVEL
-  log::Format log_format = log::Format::json;                 // PETO_LOG_FORMAT
-  bool background_work = true;                                // PETO_BACKGROUND_WORK: a worker runs
-  int upload_max_mb = 25;                                     // PETO_UPLOAD_MAX_MB
+  // PETO_LOG_FORMAT; unset, text on a terminal and JSON elsewhere (app::load).
+  std::optional<log::Format> log_format;
+  bool background_work = true;          // PETO_BACKGROUND_WORK: a worker runs
+  int upload_max_mb = 25;               // PETO_UPLOAD_MAX_MB
   std::string backup_dir;               // PETO_BACKUP_DIR, "" = <data_dir>/backups
   std::string backup_schedule = "off";  // PETO_BACKUP_SCHEDULE: off, daily, weekly
   int backup_hour = 3;                  // PETO_BACKUP_HOUR, 0-23, UTC

@@ -30,7 +30,7 @@ TEST(Config, DefaultsAreSafe) {
   EXPECT_EQ(c->media_sweep_grace_hours, 24);
   EXPECT_FALSE(c->allow_private_destinations);
   EXPECT_EQ(c->log_level, log::Level::info);
-  EXPECT_EQ(c->log_format, log::Format::json);
+  EXPECT_FALSE(c->log_format);  // text at a terminal, JSON elsewhere
 }
 
 TEST(Config, DatabaseFollowsDataDir) {
