@@ -36,14 +36,16 @@ std::vector<std::string_view> items(const Headers& headers, std::string_view nam
   return out;
 }
 
-// The `for=` of each Forwarded element ("" when an element has none).
-std::vector<std::string_view> forwarded_for(const Headers& headers) {
+// The parameter `key` ("for=", "proto=") of each Forwarded element ("" when
+// an element has none).
+std::vector<std::string_view> forwarded(const Headers& headers, std::string_view key) {
   std::vector<std::string_view> out;
   for (std::string_view element : items(headers, "Forwarded")) {
     std::string_view found;
     for (std::string_view pair : text::split(element, ';')) {
       pair = text::trim(pair);
-      if (pair.size() > 4 && text::iequals(pair.substr(0, 4), "for=")) found = pair.substr(4);
+      if (pair.size() > key.size() && text::iequals(pair.substr(0, key.size()), key))
+        found = pair.substr(key.size());
     }
     out.push_back(found);
   }
@@ -56,7 +58,7 @@ std::string client_address(std::string_view peer, const Headers& headers,
                            const AddressSet& trusted_proxies) {
   std::string client(peer);
   if (!trusted_proxies.contains(peer)) return client;
-  std::vector<std::string_view> hops = forwarded_for(headers);
+  std::vector<std::string_view> hops = forwarded(headers, "for=");
   if (hops.empty()) hops = items(headers, "X-Forwarded-For");
   for (auto hop = hops.rbegin(); hop != hops.rend(); ++hop) {
     std::string_view address = bare(*hop);
@@ -66,6 +68,18 @@ std::string client_address(std::string_view peer, const Headers& headers,
     if (!trusted_proxies.contains(address)) return client;
   }
   return client;
+}
+
+std::string client_scheme(std::string_view peer, const Headers& headers,
+                          const AddressSet& trusted_proxies) {
+  if (!trusted_proxies.contains(peer)) return "http";
+  std::vector<std::string_view> said = forwarded(headers, "proto=");
+  if (said.empty()) said = items(headers, "X-Forwarded-Proto");
+  if (said.empty()) return "http";
+  std::string_view nearest = text::trim(said.back());
+  if (nearest.size() >= 2 && nearest.front() == '"' && nearest.back() == '"')
+    nearest = nearest.substr(1, nearest.size() - 2);
+  return text::iequals(nearest, "https") ? "https" : "http";
 }
 
 }  // namespace peto::web

@@ -1,4 +1,4 @@
-// The client's address behind reverse proxies.
+// The client's address and scheme behind reverse proxies.
 //
 // A request's peer is the client unless it is one of PETO_TRUSTED_PROXIES;
 // then the proxies' own header names it: Forwarded (RFC 7239) when there is
@@ -18,5 +18,11 @@ namespace peto::web {
 
 std::string client_address(std::string_view peer, const Headers& headers,
                            const AddressSet& trusted_proxies);
+
+// The scheme the client used, "https" or "http". peto itself speaks plain
+// HTTP, so it is "https" only when a trusted proxy says so: the proto= of the
+// nearest Forwarded element, else the last X-Forwarded-Proto value.
+std::string client_scheme(std::string_view peer, const Headers& headers,
+                          const AddressSet& trusted_proxies);
 
 }  // namespace peto::web

@@ -45,6 +45,7 @@ struct Request {
   // is then empty.
   std::string body_file;
   std::string remote_address;                      // peer IP, no port
+  std::string scheme = "http";                     // as the client used it (http/client_address.h)
   std::map<std::string, std::string> path_params;  // filled by Router
 
   // Parses an origin-form target ("/path?query") into target, path, segments

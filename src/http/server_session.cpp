@@ -189,6 +189,7 @@ Request Session::request_from(const http::request_header<>& msg) {
     request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   request.remote_address = client_address(remote_, request.headers, state_.options.trusted_proxies);
+  request.scheme = client_scheme(remote_, request.headers, state_.options.trusted_proxies);
   return request;
 }
 

@@ -22,15 +22,13 @@ namespace {
 using nlohmann::json;
 
 constexpr int kSigninLimitPerMinute = 10;
-constexpr const char* kCookieAttributes = "; Path=/; HttpOnly; Secure; SameSite=Lax";
 
-std::string session_cookie(const std::string& token) {
-  return std::string(kSessionCookie) + "=" + token + kCookieAttributes +
-         "; Max-Age=" + std::to_string(domain::kSessionDays * 24 * 60 * 60);
+std::string session_cookie(const Site& site, const Request& r, const std::string& token) {
+  return site.cookie(r, kSessionCookie, token, domain::kSessionDays * 24 * 60 * 60);
 }
 
-std::string cleared_cookie() {
-  return std::string(kSessionCookie) + "=" + kCookieAttributes + "; Max-Age=0";
+std::string cleared_cookie(const Site& site, const Request& r) {
+  return site.cookie(r, kSessionCookie, "", 0);
 }
 
 // Opens a session for `user_id`, closing the one the browser had, and sends
@@ -40,7 +38,7 @@ Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
   site.accounts().close_session(cookie_value(r, kSessionCookie));
   auto s = site.accounts().open_session(user_id);
   Response out = Site::redirect(location);
-  out.set_header("Set-Cookie", session_cookie(s.token));
+  out.set_header("Set-Cookie", session_cookie(site, r, s.token));
   out.set_header("Cache-Control", "no-store");
   return out;
 }
@@ -57,7 +55,7 @@ Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
 class SigninThrottle {
  public:
   SigninThrottle(Site& site, const Request& r, const std::string& email)
-      : cache_(site.db(), site.clock()), now_(site.clock().now_ms()), request_(r) {
+      : site_(site), cache_(site.db(), site.clock()), now_(site.clock().now_ms()), request_(r) {
     const std::string window = ":" + std::to_string(now_ / 60000);
     by_address_ = "ratelimit:signin:ip:" + r.remote_address + window;
     if (auto folded = domain::normalise_email(email)) {
@@ -90,8 +88,7 @@ class SigninThrottle {
     std::string token = cookie_value(request_, kKnownCookie);
     if (token.size() != 32) token = random_token();
     cache_.set(known_key(token), "1", std::chrono::days(kKnownDays));
-    return std::string(kKnownCookie) + "=" + token + kCookieAttributes +
-           "; Max-Age=" + std::to_string(kKnownDays * 24 * 60 * 60);
+    return site_.cookie(request_, kKnownCookie, token, kKnownDays * 24 * 60 * 60);
   }
 
  private:
@@ -107,15 +104,25 @@ class SigninThrottle {
     return "signin:known:" + domain::token_hash(token) + ":" + account_;
   }
 
+  const Site& site_;
   store::Cache cache_;
   std::int64_t now_;
   const Request& request_;
   std::string by_address_, by_account_, account_;
 };
 
+// A page that asks for a password says so when it would travel unencrypted.
+void warn_of_plain_http(const Site& site, const Request& r, json& data) {
+  if (!site.password_in_clear(r)) return;
+  const std::string* host = r.header("Host");
+  data["clear_warning"] = site.catalogue().fill(site.public_language(r), "signin_clear_warning",
+                                                {{"host", host ? *host : ""}});
+}
+
 Response signin_page(Site& site, const Request& r, int status, const std::string& email,
                      const std::string& next, const std::string& error_key) {
   json data = {{"values", {{"email", email}}}, {"next", safe_return(next, "/")}};
+  warn_of_plain_http(site, r, data);
   if (!error_key.empty()) {
     data["form_error"] = site.catalogue().text(site.public_language(r), error_key);
   }
@@ -150,7 +157,7 @@ Response post_signin(Site& site, Request& r) {
 Response post_signout(Site& site, Request& r, const Visitor&) {
   site.accounts().close_session(cookie_value(r, kSessionCookie));
   Response out = Site::redirect("/signin");
-  out.set_header("Set-Cookie", cleared_cookie());
+  out.set_header("Set-Cookie", cleared_cookie(site, r));
   return out;
 }
 
@@ -159,6 +166,7 @@ Response invite_page(Site& site, const Request& r, int status, const json& value
   json data = {{"values", values},
                {"errors", site.error_texts(nullptr, r, errors)},
                {"token", r.param("token")}};
+  warn_of_plain_http(site, r, data);
   if (auto it = errors.by_field.find("form"); it != errors.by_field.end()) {
     data["form_error"] = site.catalogue().text(site.public_language(r), it->second);
   }
@@ -315,7 +323,7 @@ Response post_deactivate(Site& site, Request& r, const Visitor& v) {
   site.accounts().set_active(v.account.id, false);
   log::info("web", "account deactivated", {{"user", v.account.id}});
   Response out = Site::redirect("/signin");
-  out.set_header("Set-Cookie", cleared_cookie());
+  out.set_header("Set-Cookie", cleared_cookie(site, r));
   return out;
 }
 

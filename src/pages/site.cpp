@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include "core/log.h"
+#include "core/text.h"
 #include "core/timezone.h"
 #include "core/token.h"
 #include "http/form.h"
@@ -104,6 +105,55 @@ std::string cookie_value(const Request& r, std::string_view name) {
 }
 
 std::string url_encode(std::string_view text) { return net::percent_encode(text, true); }
+
+namespace {
+
+// The host of a Host header or URL authority, without port or brackets,
+// lower-cased.
+std::string host_name(std::string_view authority) {
+  if (authority.starts_with('[')) {
+    std::size_t close = authority.find(']');
+    authority = close == std::string_view::npos ? authority : authority.substr(1, close - 1);
+  } else if (std::size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+    authority = authority.substr(0, colon);
+  }
+  return text::lower(authority);
+}
+
+// The authority of PETO_PUBLIC_URL, "" when it is not https://.
+std::string_view https_authority(const Config* config) {
+  constexpr std::string_view kHttps = "https://";
+  if (!config || !config->public_url.starts_with(kHttps)) return {};
+  std::string_view rest = std::string_view(config->public_url).substr(kHttps.size());
+  return rest.substr(0, rest.find('/'));
+}
+
+}  // namespace
+
+bool Site::over_https(const Request& r) const {
+  if (r.scheme == "https") return true;
+  std::string_view authority = https_authority(deps_.config);
+  const std::string* host = r.header("Host");
+  return !authority.empty() && host && host_name(*host) == host_name(authority);
+}
+
+std::string Site::cookie(const Request& r, std::string_view name, std::string_view value,
+                         std::optional<std::int64_t> max_age_s) const {
+  std::string out = std::string(name) + "=" + std::string(value) + "; Path=/; HttpOnly";
+  if (over_https(r)) out += "; Secure";
+  out += "; SameSite=Lax";
+  if (max_age_s) out += "; Max-Age=" + std::to_string(*max_age_s);
+  return out;
+}
+
+bool Site::password_in_clear(const Request& r) const {
+  if (over_https(r)) return false;
+  const std::string* host = r.header("Host");
+  if (!host) return false;
+  const std::string name = host_name(*host);
+  return name != "localhost" && !name.ends_with(".localhost") && name != "::1" &&
+         !name.starts_with("127.");
+}
 
 Site::Site(const SiteDeps& deps)
     : deps_(deps),
@@ -226,9 +276,7 @@ Response Site::render_public(const Request& r, int status, const std::string& pa
   if (fresh) form_token = random_token();
   data["csrf"] = form_token;
   Response out = Response::html(status, templates_.render_page(page, data, shared_for(lang)));
-  if (fresh)
-    out.headers.emplace_back("Set-Cookie", std::string(kFormCookie) + "=" + form_token +
-                                               "; Path=/; HttpOnly; Secure; SameSite=Lax");
+  if (fresh) out.headers.emplace_back("Set-Cookie", cookie(r, kFormCookie, form_token));
   return out;
 }
 

@@ -100,6 +100,19 @@ class Site {
   // FieldErrors as {field: translated message}, for a template's `errors`.
   nlohmann::json error_texts(const Visitor* v, const Request& r,
                              const domain::FieldErrors& errors) const;
+  // Whether the browser reaches peto over HTTPS: a trusted proxy says so
+  // (Request::scheme), or PETO_PUBLIC_URL is https:// and the request is for
+  // its host. Cookies are Secure only then: a browser drops a Secure cookie
+  // on plain HTTP (a NAS opened as http://peto.lan:8080), and sign-in would
+  // lead back to an empty form.
+  bool over_https(const Request& r) const;
+  // A Set-Cookie value: Path=/, HttpOnly, SameSite=Lax, Secure when
+  // over_https, and Max-Age when given (else it lasts the browser session).
+  std::string cookie(const Request& r, std::string_view name, std::string_view value,
+                     std::optional<std::int64_t> max_age_s = std::nullopt) const;
+  // True when a password typed on this page would cross the network
+  // unencrypted: plain HTTP to a host that is not this machine's loopback.
+  bool password_in_clear(const Request& r) const;
   // The language for a request without a session.
   std::string public_language(const Request& r) const;
   // The visitor of the request's session cookie, if it has a live one.

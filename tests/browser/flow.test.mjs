@@ -387,6 +387,35 @@ test('flow with JavaScript off', { timeout: 180_000 }, async () => {
   created.applicationUrl ??= made.applicationUrl;
 });
 
+// A NAS or a home server is opened as http://name:port: the session cookie
+// must not be Secure there (the browser would drop it and sign-in would lead
+// back to the empty form), and the page says the password travels in clear.
+test('sign-in over plain HTTP at a LAN name keeps the session', { timeout: 60_000 }, async () => {
+  const lanBrowser = await chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--host-resolver-rules=MAP peto.lan 127.0.0.1'],
+  });
+  try {
+    const lan = `http://peto.lan:${new URL(base).port}`;
+    const context = await lanBrowser.newContext({ viewport: { width: 390, height: 844 } });
+    context.setDefaultTimeout(STEP_TIMEOUT_MS);
+    const page = await context.newPage();
+    await page.goto(`${lan}/signin`, { waitUntil: 'load' });
+    assert.match(await page.locator('#clear-warning').innerText(), /peto\.lan:\d+ is not encrypted/);
+    await fillText(page, 'Email', email);
+    await fillText(page, 'Password', password);
+    await submit(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+    assert.equal(new URL(page.url()).pathname, '/', 'sign-in at a LAN name should land on /');
+    await expectH1(page, /^Dashboard$/);
+    const cookies = await context.cookies(lan);
+    const session = cookies.find((c) => c.name === 'peto_session');
+    assert.ok(session, 'the browser kept the session cookie');
+    assert.equal(session.secure, false);
+  } finally {
+    await lanBrowser.close();
+  }
+});
+
 // ---------------------------------------------------------------------------
 // axe-core on every page; any violation of impact serious or critical fails.
 

@@ -1,5 +1,5 @@
-// client_address: who the client is behind PETO_TRUSTED_PROXIES, and that
-// nobody else's forwarding header is believed.
+// client_address and client_scheme: who the client is, and whether it used
+// HTTPS, behind PETO_TRUSTED_PROXIES; nobody else's forwarding header is believed.
 #include "http/client_address.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,22 @@ TEST(ClientAddressTest, AnUntrustedPeersHeadersAreIgnored) {
   Headers h = {{"X-Forwarded-For", "192.0.2.1"}, {"Forwarded", "for=192.0.2.2"}};
   EXPECT_EQ(client_address("203.0.113.5", h, proxies("")), "203.0.113.5");
   EXPECT_EQ(client_address("203.0.113.5", h, proxies("10.0.0.0/8")), "203.0.113.5");
+}
+
+TEST(ClientAddressTest, OnlyATrustedProxySaysTheClientUsedHttps) {
+  const AddressSet trusted = proxies("127.0.0.1");
+  Headers xfp = {{"X-Forwarded-Proto", "https"}};
+  EXPECT_EQ(client_scheme("127.0.0.1", xfp, trusted), "https");
+  EXPECT_EQ(client_scheme("203.0.113.5", xfp, trusted), "http");
+  EXPECT_EQ(client_scheme("127.0.0.1", {}, trusted), "http");
+  // The nearest proxy's word counts; Forwarded before X-Forwarded-Proto.
+  Headers chain = {{"X-Forwarded-Proto", "http, HTTPS"}};
+  EXPECT_EQ(client_scheme("127.0.0.1", chain, trusted), "https");
+  Headers both = {{"Forwarded", "for=192.0.2.1;proto=\"https\", for=10.0.0.2;proto=http"},
+                  {"X-Forwarded-Proto", "https"}};
+  EXPECT_EQ(client_scheme("127.0.0.1", both, trusted), "http");
+  Headers forwarded = {{"Forwarded", "for=192.0.2.1;proto=https"}};
+  EXPECT_EQ(client_scheme("127.0.0.1", forwarded, trusted), "https");
 }
 
 TEST(ClientAddressTest, TheRightmostAddressThatIsNotAProxyIsTheClient) {

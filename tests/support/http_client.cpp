@@ -8,6 +8,8 @@
 #include <boost/beast/http.hpp>
 #include <stdexcept>
 
+#include "core/text.h"
+
 namespace peto::testing {
 
 namespace asio = boost::asio;
@@ -77,8 +79,13 @@ ClientResponse TestConnection::read_response(bool head) {
 ClientResponse TestConnection::request(
     const std::string& method, const std::string& target, const std::string& body,
     const std::vector<std::pair<std::string, std::string>>& headers) {
-  std::string raw = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-  for (const auto& [k, v] : headers) raw += k + ": " + v + "\r\n";
+  std::string raw = method + " " + target + " HTTP/1.1\r\n";
+  bool host = false;
+  for (const auto& [k, v] : headers) {
+    raw += k + ": " + v + "\r\n";
+    host = host || text::iequals(k, "Host");
+  }
+  if (!host) raw += "Host: 127.0.0.1\r\n";
   if (!body.empty() || method == "POST" || method == "PUT") {
     raw += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   }
