@@ -69,19 +69,25 @@ void announce_what_you_did(store::Conn& conn, std::int64_t now, std::int64_t app
   publish(conn, e);
 }
 
+// How far ahead of peto's clock a "when" may be: the browser's clock may run
+// a little fast; anything later has not happened yet.
+constexpr std::int64_t kClockSkewMs = 60 * 1000;
+
 Written Applications::apply(std::int64_t owner, std::int64_t listing_id, const std::string& status,
-                            const std::string& actor) {
-  return records_.db().write(
-      [&](store::Conn& conn) { return apply_in(conn, owner, listing_id, status, actor); });
+                            const std::string& actor, std::optional<std::int64_t> applied_at) {
+  return records_.db().write([&](store::Conn& conn) {
+    return apply_in(conn, owner, listing_id, status, actor, applied_at);
+  });
 }
 
 Written Applications::apply_in(store::Conn& conn, std::int64_t owner, std::int64_t listing_id,
-                               const std::string& status, const std::string& actor) {
-  if (status_rank(status) < 0) {
-    FieldErrors e;
-    e.add("status", "error_choice");
-    return e;
-  }
+                               const std::string& status, const std::string& actor,
+                               std::optional<std::int64_t> applied_at) {
+  const std::int64_t now = records_.clock().now_ms();
+  FieldErrors errors;
+  if (status_rank(status) < 0) errors.add("status", "error_choice");
+  if (applied_at && *applied_at > now + kClockSkewMs) errors.add("applied_at", "error_in_future");
+  if (!errors.empty()) return errors;
   Input input;
   input.values = {{"listing_id", std::to_string(listing_id)}};
   auto made = records_.create_in(conn, owner, kind("applications"), input);
@@ -90,12 +96,14 @@ Written Applications::apply_in(store::Conn& conn, std::int64_t owner, std::int64
     return made;
   }
   std::int64_t id = std::get<Record>(made)["id"].get<std::int64_t>();
-  std::int64_t now = records_.clock().now_ms();
-  add_event(conn, id, now, "note", "Application created", "", "", "", "", std::nullopt, actor);
-  if (status == "draft") return made;
+  const bool sent = status != "draft";
+  add_event(conn, id, now, "note", "Application created", "", "", "", "", std::nullopt, actor,
+            sent ? applied_at : std::nullopt);
+  if (!sent) return made;
   StatusChange change;
   change.to = status;
   change.actor = actor;
+  change.applied_at = applied_at;
   return change_status_in(conn, owner, id, change);
 }
 
@@ -144,8 +152,12 @@ Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, st
   params.emplace_back(id);
   params.emplace_back(owner);
   conn.query(sql, params);
+  // Sent on a day in the past: the change happened then.
+  std::optional<std::int64_t> occurred;
+  if (change.applied_at && is_sent_status(change.to) && !had_applied_at)
+    occurred = change.applied_at;
   add_event(conn, id, now, "status_change", "Status changed", change.note, from, change.to,
-            change.end_reason, std::nullopt, change.actor);
+            change.end_reason, std::nullopt, change.actor, occurred);
   auto event = conn.query(
       "SELECT MAX(id) AS event_id FROM application_events WHERE application_id = ?", {id});
   announce_what_you_did(conn, now, id, "status_changed", event[0].int_at("event_id"), from,
@@ -172,10 +184,12 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add_in(store::Co
   else if (chars > 250)
     errors.add("summary", "error_too_long");
   if (event.body.size() > 20000) errors.add("body", "error_too_long");
+  std::int64_t now = records_.clock().now_ms();
+  if (event.occurred_at && *event.occurred_at > now + kClockSkewMs)
+    errors.add("occurred_at", "error_in_future");
   if (!errors.empty()) return errors;
   auto rows = conn.query("SELECT 1 FROM applications WHERE id = ? AND owner_id = ?", {id, owner});
   if (rows.empty()) return NotFound{};
-  std::int64_t now = records_.clock().now_ms();
   add_event(conn, id, now, event.kind, event.summary, event.body, "", "", "", std::nullopt,
             event.actor, event.occurred_at);
   return conn

@@ -65,16 +65,21 @@ class Applications {
 
   // Creates the listing's application as a draft with an "Application
   // created" note, then moves it to `status` when that is not draft.
-  // NotFound when the listing is not the owner's.
+  // `applied_at` (UTC ms, default now) is when it was sent, for "I applied
+  // yesterday": the timeline's first entries are dated then. NotFound when the
+  // listing is not the owner's; FieldErrors for an unknown status or an
+  // applied_at in the future.
   Written apply(std::int64_t owner, std::int64_t listing_id, const std::string& status = "draft",
-                const std::string& actor = "");
+                const std::string& actor = "",
+                std::optional<std::int64_t> applied_at = std::nullopt);
 
   // NotFound for somebody else's application; FieldErrors for an unknown
   // status or end reason. Returns the application as it is afterwards.
   Written change_status(std::int64_t owner, std::int64_t id, const StatusChange& change);
 
-  // Adds a person's event (note, call, email…). FieldErrors for a system
-  // kind, an empty or overlong summary.
+  // Adds a person's event (note, call, email…), dated `occurred_at` (a past
+  // moment, yesterday's call) or now. FieldErrors for a system kind, an
+  // empty or overlong summary, a moment in the future.
   std::variant<std::int64_t, FieldErrors, NotFound> add(std::int64_t owner, std::int64_t id,
                                                         const NewEvent& event);
 
@@ -92,7 +97,8 @@ class Applications {
   // The same, on a connection inside the caller's write transaction (the
   // API runs a POST and its idempotency record in one).
   Written apply_in(store::Conn& conn, std::int64_t owner, std::int64_t listing_id,
-                   const std::string& status = "draft", const std::string& actor = "");
+                   const std::string& status = "draft", const std::string& actor = "",
+                   std::optional<std::int64_t> applied_at = std::nullopt);
   Written change_status_in(store::Conn& conn, std::int64_t owner, std::int64_t id,
                            const StatusChange& change);
   std::variant<std::int64_t, FieldErrors, NotFound> add_in(store::Conn& conn, std::int64_t owner,

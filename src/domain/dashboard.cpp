@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "core/timezone.h"
+#include "domain/kinds.h"
 
 namespace peto::domain {
 
@@ -92,9 +93,8 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
       "SELECT l.id, l.role, c.name, l.closes_on FROM listings l"
       " JOIN companies c ON c.id = l.company_id"
       " WHERE l.owner_id = ? AND l.state <> 'discarded' AND l.closed_at IS NULL"
-      " AND l.closes_on >= ? AND l.closes_on <= ?"
-      " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id)"
-      " ORDER BY l.closes_on, l.id LIMIT 20",
+      " AND l.closes_on >= ? AND l.closes_on <= ? AND NOT " +
+          listing_applied("l") + " ORDER BY l.closes_on, l.id LIMIT 20",
       {owner, today, add_days(today, closing_notice_days)});
   for (const auto& r : closing)
     d.closing_soon.push_back({{"id", r.int_at("id")},
@@ -123,9 +123,9 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
       " ('draft','applied','acknowledged','screening','interviewing','assessment','offer'))"
       " AS open_applications,"
       " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ? AND l.state = 'new'"
-      " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id))"
-      " AS undecided_listings",
-      {owner, owner});
+      " AND l.closed_at IS NULL AND COALESCE(l.closes_on, '9999-12-31') >= ? AND NOT " +
+          listing_taken_up("l") + ") AS undecided_listings",
+      {owner, owner, today});
   d.open_applications = counts[0].int_at("open_applications");
   d.undecided_listings = counts[0].int_at("undecided_listings");
   return d;

@@ -1,5 +1,7 @@
 #include "domain/due.h"
 
+#include "domain/kinds.h"
+
 namespace peto::domain::due {
 
 namespace {
@@ -9,11 +11,13 @@ constexpr const char* kQuietStatuses =
     "('applied', 'acknowledged', 'screening', 'interviewing', 'assessment')";
 
 // A listing that can still close on someone: open, not discarded, with a
-// date not yet announced, and not applied to.
-constexpr const char* kOpen =
-    "l.closed_at IS NULL AND l.state <> 'discarded' AND l.closes_on IS NOT NULL"
-    " AND (l.closing_announced_for IS NULL OR l.closing_announced_for <> l.closes_on)"
-    " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = l.id)";
+// date not yet announced, and not applied to (a draft alone is still to send).
+std::string open_listing() {
+  return "l.closed_at IS NULL AND l.state <> 'discarded' AND l.closes_on IS NOT NULL"
+         " AND (l.closing_announced_for IS NULL OR l.closing_announced_for <> l.closes_on)"
+         " AND NOT " +
+         listing_applied("l");
+}
 
 // The last sign of life of the application row `t`: its latest timeline
 // entry, else when it was sent, else when it was made.
@@ -122,7 +126,7 @@ std::vector<Owner> closing_owners(store::Conn& conn, const std::string& earliest
                              " u.closing_notice_days AS days"
                              " FROM users u WHERE u.active = 1 AND u.closing_notice_days > 0"
                              " AND EXISTS (SELECT 1 FROM listings l WHERE l.owner_id = u.id AND ") +
-                     kOpen + " AND l.closes_on >= ?) ORDER BY u.id",
+                     open_listing() + " AND l.closes_on >= ?) ORDER BY u.id",
                  {earliest}));
 }
 
@@ -131,7 +135,7 @@ std::vector<ClosingListing> closing_listings(store::Conn& conn, std::int64_t own
   auto rows = conn.query(
       std::string("SELECT l.id, l.role, c.name, l.closes_on FROM listings l"
                   " JOIN companies c ON c.id = l.company_id WHERE l.owner_id = ? AND ") +
-          kOpen + " AND l.closes_on >= ? AND l.closes_on <= ? ORDER BY l.closes_on, l.id",
+          open_listing() + " AND l.closes_on >= ? AND l.closes_on <= ? ORDER BY l.closes_on, l.id",
       {owner, today, horizon});
   std::vector<ClosingListing> out;
   out.reserve(rows.size());

@@ -5,6 +5,15 @@
 
 namespace peto::domain {
 
+std::string listing_applied(const std::string& l) {
+  return "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = " + l +
+         ".id AND a.status <> 'draft')";
+}
+
+std::string listing_taken_up(const std::string& l) {
+  return "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = " + l + ".id)";
+}
+
 namespace {
 
 using T = FieldType;
@@ -34,7 +43,6 @@ const std::vector<std::string> kEndReasons = {
 
 // Today as a quoted literal is substituted for ":today" in tab conditions.
 const char* kClosed = "(t.closed_at IS NOT NULL OR COALESCE(t.closes_on, '9999-12-31') < :today)";
-const char* kApplied = "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = t.id)";
 
 // The role of the application a record belongs to, for its links.
 Extra application_role() {
@@ -101,15 +109,18 @@ std::vector<Kind> make_kinds() {
       {"company_name", "(SELECT name FROM companies c WHERE c.id = t.company_id)"},
       {"application_id", "(SELECT MIN(a.id) FROM applications a WHERE a.listing_id = t.id)", true},
       {"closed", std::string("CASE WHEN ") + kClosed + " THEN 1 ELSE 0 END", true}};
+  const std::string applied = listing_applied("t");
+  const std::string taken_up = listing_taken_up("t");
   listings.tabs = {
-      {"undecided", std::string("t.state = 'new' AND NOT ") + kApplied + " AND NOT " + kClosed},
-      {"shortlisted",
-       std::string("t.state = 'shortlisted' AND NOT ") + kApplied + " AND NOT " + kClosed},
+      // Deciding is shortlisting, discarding or starting an application.
+      {"undecided", "t.state = 'new' AND NOT " + taken_up + " AND NOT " + kClosed},
+      {"shortlisted", "(t.state = 'shortlisted' OR " + taken_up + ") AND t.state <> 'discarded'" +
+                          " AND NOT " + applied + " AND NOT " + kClosed},
       {"discarded", "t.state = 'discarded'"},
-      {"applied", kApplied},
+      {"applied", applied},
       {"closed", std::string(kClosed) + " AND t.state <> 'discarded'"},
       {"all", "1 = 1"}};
-  listings.search = {"role", "location"};
+  listings.search = {"role", "location", "company_name"};
   listings.filterable = {"company_id", "state", "remote"};
   all.push_back(std::move(listings));
 
@@ -139,6 +150,7 @@ std::vector<Kind> make_kinds() {
                         "'assessment','offer')"},
                        {"closed", "t.status IN ('accepted','rejected','withdrawn','ghosted')"},
                        {"all", "1 = 1"}};
+  applications.search = {"listing_role", "company_name"};
   applications.filterable = {"status", "listing_id", "channel"};
   all.push_back(std::move(applications));
 

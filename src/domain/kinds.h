@@ -105,7 +105,7 @@ struct Kind {
   std::vector<Field> fields;
   std::vector<Extra> extras;
   std::vector<Tab> tabs;                 // the first is the default
-  std::vector<std::string> search;       // fields ?q= looks in
+  std::vector<std::string> search;       // fields or extras ?q= looks in
   std::vector<std::string> filterable;   // fields that ?field=value filters on exactly
   std::vector<std::string> columns;      // peto's own columns, as DDL ("name_key TEXT NOT NULL")
   std::vector<std::string> constraints;  // table constraints ("UNIQUE (owner_id, name_key)")
@@ -119,6 +119,13 @@ const std::vector<Kind>& kinds();
 const Kind* find_kind(std::string_view name);
 // The kind called `name`; throws std::out_of_range (a programming error).
 const Kind& kind(std::string_view name);
+
+// SQL, true when the listing row aliased `l` was applied to: it has an
+// application past draft. A draft alone leaves the listing to act on (the
+// Shortlisted tab, the dashboard's "Closing soon", the closing notice).
+std::string listing_applied(const std::string& l);
+// SQL, true when the listing row `l` has any application, a draft included.
+std::string listing_taken_up(const std::string& l);
 
 // Application statuses, in their order (the board's columns are the open ones).
 const std::vector<std::string>& statuses();

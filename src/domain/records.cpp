@@ -292,6 +292,14 @@ const Tab* find_tab(const Kind& kind, const std::string& name) {
   return &kind.tabs.front();
 }
 
+// What ?q= compares for search entry `name`: the column, or the SQL of the
+// extra of that name (a listing's company name).
+std::string search_expression(const Kind& kind, const std::string& name) {
+  for (const Extra& e : kind.extras)
+    if (e.name == name) return e.sql;
+  return "t." + name;
+}
+
 std::string like_pattern(const std::string& text) {
   std::string out = "%";
   for (char c : text) {
@@ -345,6 +353,15 @@ std::vector<Subject> recent_listings(store::Db& db, std::int64_t owner, int limi
       " LEFT JOIN companies c ON c.id = l.company_id WHERE l.owner_id = ? ORDER BY l.id DESC"
       " LIMIT ?",
       {owner, limit}));
+}
+
+std::vector<std::string> company_names(store::Db& db, std::int64_t owner, int limit) {
+  std::vector<std::string> out;
+  for (const auto& r :
+       db.query("SELECT name FROM companies WHERE owner_id = ? ORDER BY lower(name), id LIMIT ?",
+                {owner, limit}))
+    out.push_back(r.text("name"));
+  return out;
 }
 
 std::int64_t count_owned(store::Db& db, const std::string& table, std::int64_t owner) {
@@ -435,7 +452,7 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     sql += " AND (";
     for (std::size_t i = 0; i < kind.search.size(); ++i) {
       if (i > 0) sql += " OR ";
-      sql += "lower(t." + kind.search[i] + ") LIKE ? ESCAPE '\\'";
+      sql += "lower(" + search_expression(kind, kind.search[i]) + ") LIKE ? ESCAPE '\\'";
       params.emplace_back(like_pattern(text));
     }
     sql += ")";

@@ -111,6 +111,9 @@ struct Subject {
 // The owner's newest `limit` applications, or listings, newest first.
 std::vector<Subject> recent_applications(store::Db& db, std::int64_t owner, int limit);
 std::vector<Subject> recent_listings(store::Db& db, std::int64_t owner, int limit);
+// The names of the owner's companies, A to Z, `limit` at most: the suggestions
+// of a listing's company field.
+std::vector<std::string> company_names(store::Db& db, std::int64_t owner, int limit);
 
 // Case- and accent-insensitive key of a name: "  Ståhl & Co " -> "stahl & co".
 std::string fold_name(std::string_view name);

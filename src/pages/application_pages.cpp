@@ -277,6 +277,7 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"event_kinds", event_kinds},
       {"event_values", form_part(form, "event", "values")},
       {"event_errors", form_part(form, "event", "errors")},
+      {"now_local", format_local(p.site.clock().now_ms(), v.time_zone, "%Y-%m-%dT%H:%M")},
       {"reminders", related("reminders")},
       {"reminder_values", form_part(form, "reminder", "values")},
       {"reminder_errors", form_part(form, "reminder", "errors")},
@@ -335,6 +336,17 @@ Response post_event(RecordPages& p, Request& r, const Visitor& v, std::int64_t i
   event.kind = form.get("kind");
   event.summary = form.get("summary");
   event.body = form.get("body");
+  if (const std::string when = form.get("occurred_at"); !when.empty()) {
+    event.occurred_at = parse_local(when, v.time_zone);
+    if (!event.occurred_at) {
+      domain::FieldErrors bad;
+      bad.add("occurred_at", "error_datetime");
+      return application_page(p, r, v, id,
+                              {{"name", "event"},
+                               {"values", form.to_json()},
+                               {"errors", p.site.error_texts(&v, r, bad)}});
+    }
+  }
   auto added = p.apps.add(v.account.id, id, event);
   if (std::holds_alternative<domain::NotFound>(added)) return p.site.not_found(r, v);
   if (auto* e = std::get_if<domain::FieldErrors>(&added))

@@ -92,7 +92,9 @@ nlohmann::json listing_inputs(RecordPages& p, const Visitor& v, const nlohmann::
             {"is_select", false},
             {"is_textarea", false},
             {"input_type", "text"},
-            {"maxlength", 200}};
+            {"maxlength", 200},
+            {"suggestions", domain::company_names(p.records.db(), v.account.id, 500)}};
+      in["has_suggestions"] = !in["suggestions"].empty();
     }
   return inputs;
 }
@@ -223,7 +225,8 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
     sections.push_back(related(p, v, domain::kind("notes"), "listing_id", *id));
     nlohmann::json listing = {{"apply_action", record_href(k, *id) + "/apply"},
                               {"state_action", record_href(k, *id) + "/state"},
-                              {"state", (*rec)["state"]}};
+                              {"state", (*rec)["state"]},
+                              {"today", local_date(p.site.clock().now_ms(), v.time_zone)}};
     if ((*rec)["application_id"].is_number())
       listing["application_href"] =
           "/applications/" + std::to_string((*rec)["application_id"].get<std::int64_t>());
@@ -264,6 +267,11 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
 
 Response new_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
   nlohmann::json values = Form::from_query(r).to_json();
+  // "Add a listing" from a company's page names the company.
+  if (k.name == "listings" && !values.contains("company"))
+    if (auto company_id = parse_id(values.value("company_id", std::string())))
+      if (auto company = p.records.get(v.account.id, domain::kind("companies"), *company_id))
+        values["company"] = (*company)["name"];
   return form_page(p, r, v, k, std::nullopt, values, nlohmann::json::object(), 200);
 }
 
@@ -304,13 +312,30 @@ Response remove(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
   return Site::redirect(safe_return(Form::parse(r).get("return_to"), "/" + k.name));
 }
 
+// "I've applied" (status=applied, on the date applied_on, today by default)
+// or "Start a draft" (status=draft, also what a form without status means).
 Response listing_apply(RecordPages& p, Request& r, const Visitor& v) {
   auto id = path_id(r);
-  if (!id) return p.site.not_found(r, v);
-  auto w = p.apps.apply(v.account.id, *id);
+  if (!id || !p.records.get(v.account.id, domain::kind("listings"), *id))
+    return p.site.not_found(r, v);
+  Form form = Form::parse(r);
+  auto refuse = [&](const std::string& detail) {
+    return p.site.render(r, v, 422, "error", {{"status", 422}, {"detail", detail}});
+  };
+  const std::string status = form.get("status").empty() ? "draft" : form.get("status");
+  if (status != "draft" && status != "applied") return refuse(p.view.text(v, "error_choice"));
+  std::optional<std::int64_t> applied_at;
+  const std::string on = form.get("applied_on");
+  if (status == "applied" && !on.empty() &&
+      on != local_date(p.site.clock().now_ms(), v.time_zone)) {
+    // A day in the past: noon there, a time no zone change moves to another day.
+    applied_at = parse_local(on + " 12:00", v.time_zone);
+    if (!applied_at) return refuse(p.view.text(v, "error_date"));
+  }
+  auto w = p.apps.apply(v.account.id, *id, status, "", applied_at);
   return p.answer(
       r, v, w, [](const Record& rec) { return "/applications/" + std::to_string(id_of(rec)); },
-      [&](const nlohmann::json&) { return p.site.not_found(r, v); });
+      [&](const nlohmann::json& errors) { return refuse(errors.begin()->get<std::string>()); });
 }
 
 Response listing_state(RecordPages& p, Request& r, const Visitor& v) {

@@ -19,12 +19,21 @@ struct NavItem {
   const char* key;
   const char* href;
 };
+// Every kind of record a person keeps has its place here; the profile is the
+// signed-in address at the right (layout.mustache).
 constexpr NavItem kNav[] = {
-    {"nav_dashboard", "/"},          {"nav_listings", "/listings"},
-    {"nav_captures", "/captures"},   {"nav_applications", "/applications"},
-    {"nav_reminders", "/reminders"}, {"nav_companies", "/companies"},
-    {"nav_contacts", "/contacts"},   {"nav_documents", "/documents"},
-    {"nav_profile", "/profile"},
+    {"nav_dashboard", "/"},
+    {"nav_listings", "/listings"},
+    {"nav_captures", "/captures"},
+    {"nav_applications", "/applications"},
+    {"title_interviews", "/interviews"},
+    {"title_offers", "/offers"},
+    {"nav_reminders", "/reminders"},
+    {"nav_companies", "/companies"},
+    {"nav_contacts", "/contacts"},
+    {"nav_documents", "/documents"},
+    {"title_notes", "/notes"},
+    {"title_tags", "/tags"},
 };
 
 bool in_section(const std::string& path, const std::string& href) {
@@ -254,6 +263,7 @@ Response Site::render(const Request& r, const Visitor& v, int status, const std:
                    {"current", in_section(r.path, item.href)}});
   }
   data["nav"] = std::move(nav);
+  data["profile_current"] = in_section(r.path, "/profile");
   data["bell"] = inbox_bell(*deps_.db, catalogue_, v);
   data["bell"]["current"] = r.path == "/inbox";
   fill_title(data, t, page);

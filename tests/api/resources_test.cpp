@@ -184,11 +184,18 @@ TEST_P(ResourcesApiTest, ListingFiltersAndTabsMatchThePages) {
   std::int64_t fresh = other.body["id"].get<std::int64_t>();
   ASSERT_EQ(ana.patch(base + "/" + std::to_string(fresh), {{"state", "discarded"}}).status, 200);
 
-  // The seeded listing has an application: tab "applied"; the fresh one "discarded".
+  // The seeded listing has a draft application: tab "shortlisted" until it is
+  // sent, then "applied"; the fresh one "discarded".
+  EXPECT_TRUE(has_id(ana.get(base + "?tab=shortlisted").body, ids["listings"]));
+  EXPECT_FALSE(has_id(ana.get(base + "?tab=applied").body, ids["listings"]));
+  const std::string app =
+      std::string(kApi) + "/applications/" + std::to_string(ids["applications"]);
+  ASSERT_EQ(ana.post(app + "/status", {{"status", "applied"}}).status, 200);
   ApiReply applied = ana.get(base + "?tab=applied");
   ASSERT_EQ(applied.status, 200) << applied.text;
   EXPECT_TRUE(has_id(applied.body, ids["listings"]));
   EXPECT_FALSE(has_id(applied.body, fresh));
+  EXPECT_FALSE(has_id(ana.get(base + "?tab=shortlisted").body, ids["listings"]));
   ApiReply discarded = ana.get(base + "?state=discarded&tab=all");
   ASSERT_EQ(discarded.status, 200);
   ASSERT_EQ(discarded.body["items"].size(), 1u);
@@ -262,14 +269,15 @@ TEST_P(ResourcesApiTest, TimelineAddsAPersonsEvent) {
   ASSERT_EQ(ids.size(), seeded_count());
   std::string timeline =
       std::string(kApi) + "/applications/" + std::to_string(ids["applications"]) + "/timeline";
+  const std::string now = format_time_s(clock_.now_ms());
   ApiReply added = ana.post(timeline, {{"kind", "call"},
                                        {"summary", "Phoned HR"},
                                        {"body", "They will write back"},
-                                       {"occurred_at", "2027-01-16T10:00:00Z"}});
+                                       {"occurred_at", now}});
   ASSERT_EQ(added.status, 201) << added.text;
   EXPECT_EQ(added.body["kind"], "call");
   EXPECT_EQ(added.body["summary"], "Phoned HR");
-  EXPECT_EQ(added.body["occurred_at"], "2027-01-16T10:00:00Z");
+  EXPECT_EQ(added.body["occurred_at"], now);
   ApiReply list = ana.get(timeline);
   ASSERT_EQ(list.status, 200);
   ASSERT_FALSE(list.body["items"].empty());
@@ -279,6 +287,12 @@ TEST_P(ResourcesApiTest, TimelineAddsAPersonsEvent) {
   EXPECT_TRUE(
       names_field(ana.post(timeline, {{"kind", "status_change"}, {"summary", "x"}}), "kind"));
   EXPECT_TRUE(names_field(ana.post(timeline, {{"kind", "call"}, {"summary", "   "}}), "summary"));
+  // The timeline is what happened: tomorrow has not.
+  EXPECT_TRUE(names_field(
+      ana.post(timeline, {{"kind", "call"},
+                          {"summary", "Tomorrow"},
+                          {"occurred_at", format_time_s(clock_.now_ms() + 24 * 3600 * 1000)}}),
+      "occurred_at"));
   EXPECT_EQ(snapshot(), snap);
 }
 

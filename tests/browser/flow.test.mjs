@@ -257,10 +257,12 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
     listingUrl = page.url();
   });
 
-  await step(flow, 'apply from the listing page', s, async () => {
-    await submit(page, page.getByRole('button', { name: 'Apply', exact: true }));
+  await step(flow, 'start a draft from the listing page', s, async () => {
+    // Beside it, "I've applied" with the day it was sent (today by default).
+    assert.ok(await page.getByRole('button', { name: "I've applied", exact: true }).isVisible());
+    await submit(page, page.getByRole('button', { name: 'Start a draft', exact: true }));
     assert.match(new URL(page.url()).pathname, /^\/applications\/\d+$/,
-      '"Apply" should redirect to /applications/<id>');
+      '"Start a draft" should redirect to /applications/<id>');
     await expectH1(page, data.role);
     await expectStatus(page, 'Draft');
     applicationUrl = page.url();

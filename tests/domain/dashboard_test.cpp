@@ -198,18 +198,21 @@ TEST_P(DashboardTest, ClosingSoon) {
   listing("No date");
   listing("Discarded", {{"closes_on", "2027-01-16"}, {"state", "discarded"}});
   std::int64_t applied = listing("Applied", {{"closes_on", "2027-01-16"}});
-  ASSERT_TRUE(std::holds_alternative<Record>(apps().apply(owner_, applied)));
+  ASSERT_TRUE(std::holds_alternative<Record>(apps().apply(owner_, applied, "applied")));
+  // A draft is not sent yet: the listing is still to act on before it closes.
+  std::int64_t drafted = listing("Drafted", {{"closes_on", "2027-01-16"}});
+  ASSERT_TRUE(std::holds_alternative<Record>(apps().apply(owner_, drafted, "draft")));
   std::int64_t closed = listing("Closed early", {{"closes_on", "2027-01-16"}});
   db().query("UPDATE listings SET closed_at = ? WHERE id = ?", {clock_.now_ms(), closed});
 
   Dashboard d = board();
-  EXPECT_EQ(ids(d.closing_soon), (Ids{today, shortlisted, last_day}));
+  EXPECT_EQ(ids(d.closing_soon), (Ids{today, drafted, shortlisted, last_day}));
   EXPECT_EQ(d.closing_soon[0]["closes_on"], "2027-01-15");
   EXPECT_EQ(d.closing_soon[0]["company_name"], "Acme");
   EXPECT_TRUE(board(other_).closing_soon.empty());
 
   advance_days(1);  // the window moves on to 2027-01-19
-  EXPECT_EQ(ids(board().closing_soon), (Ids{shortlisted, last_day, later}));
+  EXPECT_EQ(ids(board().closing_soon), (Ids{drafted, shortlisted, last_day, later}));
 }
 
 TEST_P(DashboardTest, InterviewsAndCounts) {
@@ -223,6 +226,10 @@ TEST_P(DashboardTest, InterviewsAndCounts) {
   application("rejected");
   listing("Undecided");
   listing("Shortlisted", {{"state", "shortlisted"}});
+  // Closed ones are past deciding, as on the Undecided tab.
+  listing("Closed yesterday", {{"closes_on", add_days(today_utc(clock_), -1)}});
+  std::int64_t closed = listing("Closed early");
+  db().query("UPDATE listings SET closed_at = ? WHERE id = ?", {clock_.now_ms(), closed});
 
   Dashboard d = board();
   EXPECT_EQ(ids(d.interviews), (Ids{soon, later}));

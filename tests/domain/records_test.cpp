@@ -352,16 +352,19 @@ TEST_P(RecordsTest, ListingTabs) {
   std::int64_t past = listing(co, "Past closing", {{"closes_on", "2027-01-14"}});
   std::int64_t short_past =
       listing(co, "Shortlisted, past", {{"state", "shortlisted"}, {"closes_on", "2027-01-10"}});
+  // A draft is a decision taken but nothing sent: shortlisted, not applied.
+  std::int64_t drafted = listing(co, "Drafted");
   Applications apps(records());
-  ASSERT_TRUE(std::holds_alternative<Record>(apps.apply(owner_, applied)));
+  ASSERT_TRUE(std::holds_alternative<Record>(apps.apply(owner_, applied, "applied")));
+  ASSERT_TRUE(std::holds_alternative<Record>(apps.apply(owner_, drafted, "draft")));
 
   EXPECT_EQ(tab("undecided"), (std::set<std::int64_t>{undecided}));
   EXPECT_EQ(tab(""), (std::set<std::int64_t>{undecided})) << "the first tab is the default";
-  EXPECT_EQ(tab("shortlisted"), (std::set<std::int64_t>{shortlisted}));
+  EXPECT_EQ(tab("shortlisted"), (std::set<std::int64_t>{shortlisted, drafted}));
   EXPECT_EQ(tab("discarded"), (std::set<std::int64_t>{discarded}));
   EXPECT_EQ(tab("applied"), (std::set<std::int64_t>{applied}));
   EXPECT_EQ(tab("closed"), (std::set<std::int64_t>{past, short_past}));
-  EXPECT_EQ(tab("all").size(), 6u);
+  EXPECT_EQ(tab("all").size(), 7u);
   EXPECT_EQ((*records().get(owner_, kind("listings"), past))["closed"], 1);
   EXPECT_EQ((*records().get(owner_, kind("listings"), applied))["application_id"].is_number(),
             true);
@@ -372,7 +375,7 @@ TEST_P(RecordsTest, ListingTabs) {
 
   auto counts = records().count_by(owner_, kind("listings"), "state", "all");
   EXPECT_EQ(counts, (std::map<std::string, std::int64_t>{
-                        {"new", 3}, {"shortlisted", 2}, {"discarded", 1}}));
+                        {"new", 4}, {"shortlisted", 2}, {"discarded", 1}}));
 }
 
 TEST_P(RecordsTest, SearchAndFilters) {

@@ -270,6 +270,129 @@ TEST_P(RecordsHttpTest, ListingToApplicationToReminderOnTheDashboard) {
   EXPECT_EQ(ana.get("/").body.find("Call Zoe back"), std::string::npos);
 }
 
+// Found where a person looks: a listing by its company's name, an
+// application by company or role; a listing added from a company's page
+// names it, and the company field offers the person's companies.
+TEST_P(RecordsHttpTest, SearchFindsCompaniesAndTheCompanyFieldSuggestsThem) {
+  SignedInClient ana = person("ana@example.com");
+  SignedInClient ben = person("ben@example.com");
+  ASSERT_EQ(
+      ana.post_form("/listings", {{"company", "Globex"}, {"role", "Platform engineer"}}).status,
+      303);
+  ASSERT_EQ(ana.post_form("/listings", {{"company", "Initech"}, {"role", "Data analyst"}}).status,
+            303);
+  ASSERT_EQ(ben.post_form("/listings", {{"company", "Globex"}, {"role", "Ben's own"}}).status, 303);
+  const std::string globex = std::to_string(
+      db().query("SELECT id FROM companies WHERE name = 'Globex' ORDER BY id")[0].int_at(0));
+  auto found = ana.get("/listings?view=table&tab=all&q=globex");
+  ASSERT_EQ(found.status, 200);
+  EXPECT_NE(found.body.find("Platform engineer"), std::string::npos);
+  EXPECT_EQ(found.body.find("Data analyst"), std::string::npos);
+  EXPECT_EQ(found.body.find("Ben&#39;s own"), std::string::npos);
+  EXPECT_EQ(found.body.find("Ben's own"), std::string::npos);
+
+  const std::string listing = std::to_string(
+      db().query("SELECT id FROM listings WHERE role = 'Data analyst'")[0].int_at(0));
+  ASSERT_EQ(ana.post_form("/listings/" + listing + "/apply", {}).status, 303);
+  auto apps = ana.get("/applications?view=table&tab=all&q=INITECH");
+  ASSERT_EQ(apps.status, 200);
+  EXPECT_NE(apps.body.find("role=\"search\""), std::string::npos) << "the table has a search box";
+  EXPECT_NE(apps.body.find("Data analyst"), std::string::npos);
+  EXPECT_EQ(ana.get("/applications?view=table&tab=all&q=globex").body.find("Data analyst"),
+            std::string::npos);
+
+  auto form = ana.get("/listings/new?company_id=" + globex);
+  ASSERT_EQ(form.status, 200);
+  EXPECT_NE(form.body.find("name=\"company\" type=\"text\" value=\"Globex\""), std::string::npos)
+      << "the company is filled in";
+  EXPECT_NE(form.body.find("list=\"f-company-options\""), std::string::npos);
+  EXPECT_NE(form.body.find("<option value=\"Initech\">"), std::string::npos);
+  // Another person's company id fills in nothing.
+  EXPECT_NE(ben.get("/listings/new?company_id=" + globex)
+                .body.find("name=\"company\" type=\"text\" value=\"\""),
+            std::string::npos);
+}
+
+// "Apply" offers both: the application was sent (today or on a past day),
+// or a draft is started. Timeline entries can be dated in the past too.
+TEST_P(RecordsHttpTest, IAppliedYesterdayAndADraftAreBothOffered) {
+  SignedInClient ana = person("ana@example.com");
+  auto listing_at = [&](const std::string& role) {
+    auto made = ana.post_form("/listings", {{"company", "Acme"}, {"role", role}});
+    EXPECT_EQ(made.status, 303);
+    return made.header("Location");
+  };
+  const std::string sent = listing_at("Sent yesterday");
+  auto page = ana.get(sent);
+  EXPECT_NE(page.body.find("name=\"status\" value=\"applied\""), std::string::npos);
+  EXPECT_NE(page.body.find("name=\"status\" value=\"draft\""), std::string::npos);
+  const std::string today = local_date(clock_.now_ms(), "UTC");
+  EXPECT_NE(page.body.find("name=\"applied_on\" type=\"date\" value=\"" + today + "\""),
+            std::string::npos);
+
+  const std::int64_t day = 24 * 3600 * 1000;
+  const std::string yesterday = local_date(clock_.now_ms() - day, "UTC");
+  auto future = ana.post_form(
+      sent + "/apply",
+      {{"status", "applied"}, {"applied_on", local_date(clock_.now_ms() + day, "UTC")}});
+  EXPECT_EQ(future.status, 422);
+  EXPECT_NE(future.body.find("in the future"), std::string::npos);
+  EXPECT_EQ(count("applications"), 0) << "nothing half-made";
+
+  auto applied = ana.post_form(sent + "/apply", {{"status", "applied"}, {"applied_on", yesterday}});
+  ASSERT_EQ(applied.status, 303);
+  auto row = db().query("SELECT id, status, applied_at FROM applications")[0];
+  EXPECT_EQ(row.text("status"), "applied");
+  EXPECT_EQ(row.int_at("applied_at"), *parse_local(yesterday + " 12:00", "UTC"));
+  auto change = db().query(
+      "SELECT occurred_at FROM application_events WHERE application_id = ? AND kind = "
+      "'status_change'",
+      {row.int_at("id")});
+  ASSERT_EQ(change.size(), 1u);
+  EXPECT_EQ(change[0].int_at("occurred_at"), row.int_at("applied_at"))
+      << "the change happened then";
+
+  const std::string drafted = listing_at("Still writing");
+  ASSERT_EQ(ana.post_form(drafted + "/apply", {{"status", "draft"}}).status, 303);
+  EXPECT_EQ(db().query("SELECT status FROM applications ORDER BY id DESC")[0].text("status"),
+            "draft");
+
+  // Yesterday's call, added today.
+  const std::string app = applied.header("Location");
+  const std::string call = format_local(clock_.now_ms() - day, "UTC", "%Y-%m-%dT%H:%M");
+  ASSERT_EQ(
+      ana.post_form(app + "/events",
+                    {{"kind", "call"}, {"summary", "Recruiter called"}, {"occurred_at", call}})
+          .status,
+      303);
+  EXPECT_EQ(db().query("SELECT occurred_at FROM application_events WHERE summary = "
+                       "'Recruiter called'")[0]
+                .int_at(0),
+            *parse_local(call, "UTC"));
+  for (const std::string& when :
+       {format_local(clock_.now_ms() + day, "UTC", "%Y-%m-%dT%H:%M"), std::string("yesterday")}) {
+    auto refused = ana.post_form(app + "/events",
+                                 {{"kind", "call"}, {"summary", "Not yet"}, {"occurred_at", when}});
+    EXPECT_EQ(refused.status, 422) << when;
+    EXPECT_NE(refused.body.find("id=\"event-occurred-error\""), std::string::npos) << when;
+  }
+  EXPECT_TRUE(db().query("SELECT 1 FROM application_events WHERE summary = 'Not yet'").empty());
+}
+
+// Every kind of record a person keeps is one click from every page.
+TEST_P(RecordsHttpTest, TheNavigationReachesEveryKindOfRecord) {
+  SignedInClient ana = person("ana@example.com");
+  auto page = ana.get("/");
+  const auto nav =
+      page.body.substr(page.body.find("<nav"), page.body.find("</nav>") - page.body.find("<nav"));
+  for (const char* href : {"/listings", "/applications", "/interviews", "/offers", "/reminders",
+                           "/companies", "/contacts", "/documents", "/notes", "/tags"})
+    EXPECT_NE(nav.find(std::string("href=\"") + href + "\""), std::string::npos) << href;
+  EXPECT_NE(page.body.find("class=\"site-account__email\" href=\"/profile\""), std::string::npos);
+  auto notes = ana.get("/notes");
+  EXPECT_NE(notes.body.find("href=\"/notes\" aria-current=\"page\""), std::string::npos);
+}
+
 TEST_P(RecordsHttpTest, AnInterviewDownloadsAsACalendarFile) {
   SignedInClient ana = person("ana@example.com");
   auto ids = one_of_each(ana.account().id);
