@@ -13,6 +13,7 @@
 #include "media/exports.h"
 #include "media/uploads.h"
 #include "store/cache.h"
+#include "store/migrate.h"
 #include "sync/syncs.h"
 
 namespace peto::app {
@@ -35,6 +36,7 @@ std::vector<store::Migration> migrations() {
   add(media::ExportArchives::migrations());     // 11
   add(media::Backups::migrations());            // 12
   add(sync::Syncs::migrations());               // 13
+  all.push_back(store::ids_never_reused(14));
   return all;
 }
 

@@ -1,6 +1,7 @@
 #include "store/migrate.h"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 #include "core/log.h"
@@ -10,6 +11,48 @@ namespace peto::store {
 namespace {
 // Any number: it only has to be the same for every peto process.
 constexpr long long kMigrateLockId = 0x7065746f;  // "peto"
+
+// Foreign keys off on this connection until the guard goes (a rebuilding
+// migration); PRAGMA foreign_keys cannot change inside a transaction.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(Conn& conn, bool off) : conn_(off ? &conn : nullptr) {
+    if (conn_) conn_->run_script("PRAGMA foreign_keys=OFF");
+  }
+  ~ForeignKeysOff() {
+    try {
+      if (conn_) conn_->run_script("PRAGMA foreign_keys=ON");
+    } catch (const Error&) {  // the connection is gone; a new one starts with them on
+    }
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  Conn* conn_;
+};
+
+// One table rebuilt the way SQLite documents (create the new table, copy,
+// drop the old, rename): `sql` is its CREATE TABLE as stored, with
+// AUTOINCREMENT added to its id.
+void rebuild_with_autoincrement(Conn& c, const std::string& table, const std::string& sql) {
+  static const std::regex id_column(R"(([(,\s])id INTEGER PRIMARY KEY)");
+  const std::string rebuilt = table + "__rebuilt";
+  std::string create = "CREATE TABLE " + rebuilt + " " + sql.substr(sql.find('('));
+  create = std::regex_replace(create, id_column, "$1id INTEGER PRIMARY KEY AUTOINCREMENT",
+                              std::regex_constants::format_first_only);
+  std::vector<std::string> attached;  // indexes and triggers, made again after
+  for (const auto& row :
+       c.query("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger')"
+               " AND sql IS NOT NULL",
+               {table}))
+    attached.push_back(row.text("sql"));
+  c.run_script(create);
+  c.run_script("INSERT INTO " + rebuilt + " SELECT * FROM " + table);
+  c.run_script("DROP TABLE " + table);
+  c.run_script("ALTER TABLE " + rebuilt + " RENAME TO " + table);
+  for (const auto& statement : attached) c.run_script(statement);
+}
 
 std::set<int> applied_versions(Conn& conn) {
   std::set<int> out;
@@ -83,13 +126,21 @@ Result<int> Migrator::apply() {
     if (std::find(st->pending.begin(), st->pending.end(), m.version) == st->pending.end()) continue;
     try {
       auto conn = db_.acquire();
+      const bool rebuild = conn->dialect() == Dialect::sqlite && m.sqlite_rebuild;
+      ForeignKeysOff keys_off(*conn, rebuild);
       bool done = with_write(*conn, [&](Conn& c) {
         if (c.dialect() == Dialect::postgres)
           c.query("SELECT pg_advisory_xact_lock(?) AS locked", {kMigrateLockId});
         if (applied_versions(c).count(m.version)) return false;  // another process did it
         const std::string& sql =
             (c.dialect() == Dialect::postgres && !m.postgres_sql.empty()) ? m.postgres_sql : m.sql;
-        c.run_script(sql);
+        if (rebuild) {
+          m.sqlite_rebuild(c);
+          if (!c.query("PRAGMA foreign_key_check").empty())
+            throw Error(Error::Kind::constraint, "a rebuilt table breaks a foreign key");
+        } else if (!sql.empty()) {
+          c.run_script(sql);
+        }
         c.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, now_ms())",
                 {m.version, m.name});
         return true;
@@ -104,6 +155,18 @@ Result<int> Migrator::apply() {
     }
   }
   return applied;
+}
+
+Migration ids_never_reused(int version) {
+  Migration m{version, "ids never reused", "", "", {}};
+  m.sqlite_rebuild = [](Conn& c) {
+    for (const auto& row :
+         c.query("SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+                 " AND sql LIKE '%id INTEGER PRIMARY KEY%' AND sql NOT LIKE '%AUTOINCREMENT%'"
+                 " ORDER BY name"))
+      rebuild_with_autoincrement(c, row.text("name"), row.text("sql"));
+  };
+  return m;
 }
 
 }  // namespace peto::store

@@ -12,6 +12,7 @@
 // each re-reads the applied versions inside its transaction.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,21 @@ struct Migration {
   std::string name;
   std::string sql;           // for both backends, unless postgres_sql is set
   std::string postgres_sql;  // PostgreSQL's own text where the dialects differ
+  // On SQLite, steps that rebuild tables (SQLite cannot alter a column in
+  // place): run instead of `sql`, in the migration's transaction, with
+  // foreign keys off so dropping a table cascades nowhere, and refused when
+  // PRAGMA foreign_key_check finds a broken reference before the commit.
+  std::function<void(Conn&)> sqlite_rebuild = nullptr;
 };
+
+// Record ids are never used twice: an old notice, link or bookmark must not
+// open a newer record that took a deleted one's id. PostgreSQL's identity
+// columns never hand an id out again; on SQLite `INTEGER PRIMARY KEY` takes
+// the largest id + 1, so deleting the newest row gave its id to the next.
+// This migration rebuilds every SQLite table with such an id as
+// `INTEGER PRIMARY KEY AUTOINCREMENT`, keeping its rows, columns, indexes and
+// triggers; ids handed out from then on are never handed out again.
+Migration ids_never_reused(int version);
 
 struct MigrationState {
   int current = 0;           // highest applied version (0 = none)

@@ -341,6 +341,19 @@ TEST_P(RecordsTest, TagNamesAreUniqueBySlug) {
   (void)t;
 }
 
+// An old notice, link or bookmark names a record by its id: a deleted
+// record's id is never given to a new one.
+TEST_P(RecordsTest, TheIdOfADeletedRecordIsNeverGivenAgain) {
+  std::int64_t co = company("Acme");
+  listing(co, "First");
+  std::int64_t newest = listing(co, "Newest");
+  ASSERT_TRUE(records().remove(owner_, kind("listings"), newest));
+  EXPECT_GT(listing(co, "After"), newest);
+  std::int64_t other = company("Initech");
+  ASSERT_TRUE(records().remove(owner_, kind("companies"), other));
+  EXPECT_GT(company("Globex"), other);
+}
+
 TEST_P(RecordsTest, ListingTabs) {
   std::int64_t co = company("Acme");
   // Today is 2027-01-15.

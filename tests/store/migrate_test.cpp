@@ -105,6 +105,58 @@ TEST_P(MigrateTest, CommandChecksAndApplies) {
   EXPECT_NE(out.find("newer than this peto"), std::string::npos) << out;
 }
 
+// An SQLite database made before ids were never reused keeps every row,
+// reference, index and cascade through the rebuild, and from then on the id
+// of a deleted row is not handed out again.
+TEST_P(MigrateTest, TablesRebuiltForIdsNeverReusedKeepTheirRowsAndLinks) {
+  if (postgres()) GTEST_SKIP() << "PostgreSQL's identity columns never reuse an id";
+  std::vector<store::Migration> before;
+  for (auto& m : app::migrations())
+    if (m.version < 14) before.push_back(std::move(m));
+  ASSERT_TRUE(store::Migrator(db(), before).apply());
+  db().query(
+      "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, "
+      "'ana@example.com', 'x', 0, 0)");
+  db().query(
+      "INSERT INTO companies (id, owner_id, name, name_key, created_at, updated_at)"
+      " VALUES (1, 1, 'Acme', 'acme', 0, 0)");
+  for (int id : {1, 2, 3})
+    db().query(
+        "INSERT INTO listings (id, owner_id, company_id, role, state, created_at, updated_at)"
+        " VALUES (?, 1, 1, 'Role', 'new', 0, 0)",
+        {id});
+  db().query(
+      "INSERT INTO applications (id, owner_id, listing_id, status, created_at, updated_at)"
+      " VALUES (7, 1, 2, 'applied', 0, 0)");
+  auto indexes = [&] {
+    return db().query("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'")[0].int_at(0);
+  };
+  const std::int64_t indexes_before = indexes();
+
+  auto applied = store::Migrator(db(), app::migrations()).apply();
+  ASSERT_TRUE(applied) << applied.status().message();
+  EXPECT_EQ(*applied, 1);
+  EXPECT_EQ(indexes(), indexes_before);
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM listings")[0].int_at(0), 3);
+  EXPECT_EQ(db().query("SELECT listing_id FROM applications WHERE id = 7")[0].int_at(0), 2);
+  for (const char* table : {"users", "companies", "listings", "applications", "tasks"})
+    EXPECT_NE(
+        db().query("SELECT sql FROM sqlite_master WHERE name = ?", {table})[0].text("sql").find(
+            "AUTOINCREMENT"),
+        std::string::npos)
+        << table;
+  EXPECT_TRUE(db().query("PRAGMA foreign_key_check").empty());
+
+  // Deleting the newest listing does not free its id; the cascade still runs.
+  db().query("DELETE FROM listings WHERE id = 3");
+  db().query(
+      "INSERT INTO listings (owner_id, company_id, role, state, created_at, updated_at)"
+      " VALUES (1, 1, 'Next', 'new', 0, 0)");
+  EXPECT_EQ(db().query("SELECT id FROM listings WHERE role = 'Next'")[0].int_at(0), 4);
+  db().query("DELETE FROM listings WHERE id = 2");
+  EXPECT_TRUE(db().query("SELECT 1 FROM applications WHERE id = 7").empty());
+}
+
 PETO_BOTH_BACKENDS(MigrateTest);
 
 }  // namespace
