@@ -54,9 +54,11 @@ std::optional<std::string> read_password(std::istream& in, bool from_stdin,
                                          const std::string& email) {
   if (&in == &std::cin && ::isatty(STDIN_FILENO)) {
     auto first = ask_hidden("Password for " + email + " (at least 12 characters): ");
-    if (!first) return std::nullopt;
-    auto again = ask_hidden("The same password again: ");
-    if (!again) return std::nullopt;
+    auto again = first ? ask_hidden("The same password again: ") : std::nullopt;
+    if (!again) {
+      std::cerr << "\npeto: no password was given; nothing was changed\n";
+      return std::nullopt;
+    }
     if (*first != *again) {
       std::cerr << "peto: the two passwords differ; nothing was changed\n";
       return std::nullopt;
