@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   auto loaded = app::load(true);
   if (!loaded) return 2;
   app::App& app = *loaded;
-  if (!app.open_migrated_db()) return 1;
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
   auto started = std::chrono::steady_clock::now();
   store::Db& db = *app.db;
   auto conn = db.acquire();

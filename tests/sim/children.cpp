@@ -57,7 +57,7 @@ std::optional<app::App> load(const ScaledClock& clock) {
   auto loaded = app::load(true);
   if (!loaded) return std::nullopt;
   loaded->clock = &clock;
-  if (!loaded->open_db()) return std::nullopt;
+  if (loaded->open_db() != 0) return std::nullopt;
   return loaded;
 }
 
