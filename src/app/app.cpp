@@ -100,20 +100,24 @@ int App::open_db(Reach reach) {
     std::cerr << missing;
     return 2;
   }
+  bool has_schema = true;
   try {
     db = store::Db::open(config.database_url, 8);
+    // A database without peto's tables: a PostgreSQL database made by hand,
+    // or an empty file an older peto left behind. Read only: a refusal
+    // writes nothing there.
+    if (reach == Reach::existing) {
+      auto conn = db->acquire();
+      has_schema = store::has_migrations_table(*conn) &&
+                   conn->query("SELECT COUNT(*) AS n FROM schema_migrations")[0].int_at("n") > 0;
+    }
   } catch (const store::Error& e) {
     std::cerr << "peto: cannot open the database: " << e.what() << "\n";
     return 1;
   }
-  // A database without peto's tables: a PostgreSQL database made by hand, or
-  // an empty file an older peto left behind.
-  if (reach == Reach::existing) {
-    auto st = store::Migrator(*db, migrations()).state();
-    if (st && st->current == 0) {
-      std::cerr << missing;
-      return 2;
-    }
+  if (!has_schema) {
+    std::cerr << missing;
+    return 2;
   }
   return 0;
 }

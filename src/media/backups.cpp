@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/token.h"
 #include "media/backup_internal.h"
+#include "store/migrate.h"
 
 namespace peto::media {
 
@@ -184,12 +185,7 @@ std::vector<Staged> dump_database(store::Db& db, const fs::path& dir, nlohmann::
   std::vector<Staged> out;
   fs::create_directories(dir / "db");
   auto conn = db.acquire();
-  const char* has_schema =
-      db.dialect() == store::Dialect::sqlite
-          ? "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'"
-          : "SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = current_schema()"
-            " AND tablename = 'schema_migrations'";
-  if (conn->query(has_schema)[0].int_at("n") == 0)
+  if (!store::has_migrations_table(*conn))
     throw std::runtime_error("the database holds no peto schema yet: nothing to back up");
   if (db.dialect() == store::Dialect::sqlite) {
     fs::path file = dir / "db" / "peto.db";

@@ -157,6 +157,14 @@ Result<int> Migrator::apply() {
   return applied;
 }
 
+bool has_migrations_table(Conn& conn) {
+  const char* sql = conn.dialect() == Dialect::sqlite
+                        ? "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'"
+                        : "SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = current_schema()"
+                          " AND tablename = 'schema_migrations'";
+  return conn.query(sql)[0].int_at("n") > 0;
+}
+
 Migration ids_never_reused(int version) {
   Migration m{version, "ids never reused", "", "", {}};
   m.sqlite_rebuild = [](Conn& c) {

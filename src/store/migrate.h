@@ -33,6 +33,10 @@ struct Migration {
   std::function<void(Conn&)> sqlite_rebuild = nullptr;
 };
 
+// Whether the database has peto's schema_migrations table, read without
+// creating anything (Migrator::state() makes the table when it is missing).
+bool has_migrations_table(Conn& conn);
+
 // Record ids are never used twice: an old notice, link or bookmark must not
 // open a newer record that took a deleted one's id. PostgreSQL's identity
 // columns never hand an id out again; on SQLite `INTEGER PRIMARY KEY` takes

@@ -65,6 +65,11 @@ TEST_P(FirstRunBackendTest, ADatabaseWithoutPetosTablesIsRefused) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_TRUE(contains(r.err, "peto: no peto database at ")) << r.err;
   EXPECT_FALSE(contains(r.err, "password=")) << r.err;
+  // The refusal wrote nothing there, not even the table of migrations.
+  auto tables =
+      db().query(postgres() ? "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema()"
+                            : "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'");
+  EXPECT_EQ(tables[0].int_at(0), 0);
 }
 
 PETO_BOTH_BACKENDS(FirstRunBackendTest);
