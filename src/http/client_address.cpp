@@ -9,13 +9,19 @@ namespace peto::web {
 
 namespace {
 
+// A Forwarded value trimmed and without the quotes around it.
+std::string_view unquoted(std::string_view value) {
+  value = text::trim(value);
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    value = value.substr(1, value.size() - 2);
+  return value;
+}
+
 // One hop as an address: quotes, "[…]" around IPv6 and a ":port" after IPv4
 // dropped. Whatever is not an address ("unknown", "_hidden") stays as it is
 // and is refused by the caller.
 std::string_view bare(std::string_view hop) {
-  hop = text::trim(hop);
-  if (hop.size() >= 2 && hop.front() == '"' && hop.back() == '"')
-    hop = hop.substr(1, hop.size() - 2);
+  hop = unquoted(hop);
   if (hop.starts_with('[')) {
     std::size_t close = hop.find(']');
     return close == std::string_view::npos ? std::string_view() : hop.substr(1, close - 1);
@@ -76,10 +82,7 @@ std::string client_scheme(std::string_view peer, const Headers& headers,
   std::vector<std::string_view> said = forwarded(headers, "proto=");
   if (said.empty()) said = items(headers, "X-Forwarded-Proto");
   if (said.empty()) return "http";
-  std::string_view nearest = text::trim(said.back());
-  if (nearest.size() >= 2 && nearest.front() == '"' && nearest.back() == '"')
-    nearest = nearest.substr(1, nearest.size() - 2);
-  return text::iequals(nearest, "https") ? "https" : "http";
+  return text::iequals(unquoted(said.back()), "https") ? "https" : "http";
 }
 
 }  // namespace peto::web
