@@ -106,11 +106,7 @@ int App::open_db(Reach reach) {
     // A database without peto's tables: a PostgreSQL database made by hand,
     // or an empty file an older peto left behind. Read only: a refusal
     // writes nothing there.
-    if (reach == Reach::existing) {
-      auto conn = db->acquire();
-      has_schema = store::has_migrations_table(*conn) &&
-                   conn->query("SELECT COUNT(*) AS n FROM schema_migrations")[0].int_at("n") > 0;
-    }
+    if (reach == Reach::existing) has_schema = store::any_migration_applied(*db->acquire());
   } catch (const store::Error& e) {
     std::cerr << "peto: cannot open the database: " << e.what() << "\n";
     return 1;

@@ -165,6 +165,11 @@ bool has_migrations_table(Conn& conn) {
   return conn.query(sql)[0].int_at("n") > 0;
 }
 
+bool any_migration_applied(Conn& conn) {
+  return has_migrations_table(conn) &&
+         conn.query("SELECT COUNT(*) AS n FROM schema_migrations")[0].int_at("n") > 0;
+}
+
 Migration ids_never_reused(int version) {
   Migration m{version, "ids never reused", "", "", {}};
   m.sqlite_rebuild = [](Conn& c) {

@@ -36,6 +36,9 @@ struct Migration {
 // Whether the database has peto's schema_migrations table, read without
 // creating anything (Migrator::state() makes the table when it is missing).
 bool has_migrations_table(Conn& conn);
+// Whether any migration was applied to the database: it holds peto's schema.
+// Reads only, as has_migrations_table.
+bool any_migration_applied(Conn& conn);
 
 // Record ids are never used twice: an old notice, link or bookmark must not
 // open a newer record that took a deleted one's id. PostgreSQL's identity
