@@ -318,6 +318,37 @@ void add_connection_writes(Api& api, Site& site) {
            .admit = [test](ApiCall& c) -> std::optional<Response> { return test(c); }});
 }
 
+// POST /api/v1/connections/{id}/send-again.
+void add_send_again(Api& api, Site& site) {
+  Site* s = &site;
+  json op = api_operation("sendAgain", "Send a notifier connection's given-up notices again",
+                          "connections");
+  api_id_parameter(op);
+  op["description"] =
+      "Every delivery through this connection that was given up goes back in line, due now, with "
+      "its attempts counted from nought. Other connections answer 404.";
+  api_answer(op, 200, "How many go out again",
+             {{"type", "object"},
+              {"properties", {{"queued", {{"type", "integer"}}}}},
+              {"required", {"queued"}},
+              {"additionalProperties", false}});
+  api.add({.method = "POST",
+           .pattern = "/api/v1/connections/{id}/send-again",
+           .area = "connections",
+           .write = true,
+           .operation = op,
+           .handler =
+               [s, &api](ApiCall& c) {
+                 auto one = connections_of(*s).get(c.owner(), c.id);
+                 if (!one || one->kind != "notifier") return not_found(api, c.request);
+                 // A POST runs in its idempotency transaction: write in it.
+                 const std::int64_t n =
+                     notify::Outbox(s->clock(), config_of(*s)).send_again(*c.tx, c.owner(), c.id);
+                 return Response::json(200, {{"queued", n}});
+               },
+           .id_kind = "connections"});
+}
+
 void add_notices(Api& api, Site& site) {
   Site* s = &site;
   json op = api_operation("listNotices", "Your inbox, newest first (reading it marks nothing read)",
@@ -402,6 +433,7 @@ void add_notices(Api& api, Site& site) {
 void add_connection_api(Api& api, Site& site) {
   add_connection_reads(api, site);
   add_connection_writes(api, site);
+  add_send_again(api, site);
   add_notices(api, site);
 }
 

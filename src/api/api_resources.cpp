@@ -8,6 +8,8 @@
 
 #include "api/api_resources_internal.h"
 #include "api/openapi.h"
+#include "domain/trash.h"
+#include "pages/record_view.h"
 
 namespace peto::web {
 
@@ -119,8 +121,23 @@ void add_patch(Api& api, const Shared& res, const Kind& kind) {
 
 void add_delete(Api& api, const Shared& res, const Kind& kind) {
   json op = api_operation("delete" + schema_name(kind), "Delete a " + kind.singular, kind.name);
+  op["description"] =
+      "Moves the " + kind.singular +
+      " to the trash, where it stays 30 days (GET /api/v1/trash, POST "
+      "/api/v1/trash/{id}/restore). A " +
+      kind.singular +
+      " that other records cannot stand without (a company's listings, a listing's "
+      "application, an application's reminders, interviews, offers and notes) is refused with "
+      "409, naming all that would go in `dependents` (its own timeline too), unless "
+      "`cascade=true` says that they go to the trash with it.";
   api_id_parameter(op);
-  api_answer(op, 204, "Deleted");
+  api_query_parameter(op, "cascade", {{"type", "boolean"}},
+                      "true: delete it with what depends on it; without it a record with "
+                      "dependents is refused with 409");
+  api_answer(op, 204, "Moved to the trash");
+  op["responses"]["409"] = {
+      {"description", "It has dependents and cascade=true was not given"},
+      {"content", {{"application/problem+json", {{"schema", schema_ref("Problem")}}}}}};
   api.add({.method = "DELETE",
            .pattern = "/api/v1/" + kind.name + "/{id}",
            .area = kind.name,
@@ -128,12 +145,34 @@ void add_delete(Api& api, const Shared& res, const Kind& kind) {
            .operation = op,
            .handler =
                [res, &kind](ApiCall& c) {
+                 auto cascade = c.request.query_param("cascade");
+                 if (cascade && *cascade != "true" && *cascade != "false") {
+                   FieldErrors errors;
+                   errors.add("cascade", "error_choice");
+                   return res->api->invalid(c.request, errors);
+                 }
+                 domain::Trash trash(res->site.db(), res->site.clock());
+                 auto gone = trash.dependents(c.owner(), kind, c.id);
+                 if (!gone) return res->missing(c.request, kind);
+                 if (gone->has_records() && cascade != "true") {
+                   Response out = res->api->problem(
+                       c.request, 409, "Has dependents",
+                       "This " + kind.singular + " has " +
+                           gone_words(res->site.catalogue(), "en", *gone) +
+                           ". Send DELETE again with ?cascade=true to move them to the trash "
+                           "with it.");
+                   json body = json::parse(out.body);
+                   body["dependents"] = gone->counts;
+                   out.body = body.dump();
+                   return out;
+                 }
                  if (!res->records.remove(c.owner(), kind, c.id))
                    return res->missing(c.request, kind);
                  Response out;
                  out.status = 204;
                  return out;
                },
+           .query = {"cascade"},
            .id_kind = kind.name});
 }
 

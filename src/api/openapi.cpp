@@ -109,7 +109,13 @@ json problem_schema() {
             {"title", {{"type", "string"}}},
             {"status", {{"type", "integer"}}},
             {"detail", {{"type", "string"}}},
-            {"errors", {{"type", "array"}, {"items", error}}}}},
+            {"errors", {{"type", "array"}, {"items", error}}},
+            {"dependents",
+             {{"type", "object"},
+              {"description",
+               "409 of a DELETE: what would go with the record, rows per kind "
+               "(\"applications\": 1, \"application_events\": 12)"},
+              {"additionalProperties", {{"type", "integer"}}}}}}},
           {"required", {"type", "title", "status"}}};
 }
 
@@ -193,6 +199,9 @@ json capture_schema() {
             {"listing_id", nullable_int},
             {"application_id", nullable_int},
             {"seen_before", {{"type", "boolean"}}},
+            {"seen_listing_id",
+             {{"type", json::array({"integer", "null"})},
+              {"description", "The listing an earlier capture of the same page became"}}},
             {"page_sha256",
              {{"type", json::array({"string", "null"})},
               {"description", "SHA-256 of the kept source; null when none is kept"}}},

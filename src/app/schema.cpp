@@ -7,6 +7,7 @@
 #include "domain/api_tokens.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
+#include "domain/trash.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
 #include "media/backups.h"
@@ -37,6 +38,7 @@ std::vector<store::Migration> migrations() {
   add(media::Backups::migrations());            // 12
   add(sync::Syncs::migrations());               // 13
   all.push_back(store::ids_never_reused(14));
+  add(domain::Trash::migrations());  // 15
   return all;
 }
 

@@ -2,9 +2,12 @@
 
 #include <date/tz.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 
 namespace peto {
 
@@ -51,6 +54,66 @@ std::optional<date::year_month_day> parse_ymd(std::string_view s) {
 }  // namespace
 
 bool is_valid_time_zone(std::string_view iana_name) { return find_zone(iana_name) != nullptr; }
+
+const std::vector<std::string>& time_zone_names() {
+  static const std::vector<std::string> names = [] {
+    // The zones of the system's tz database, without its links (the old
+    // "America/Buenos_Aires" for "America/Argentina/Buenos_Aires"): its
+    // text form lists each zone on a line "Z name …" and each link on "L".
+    std::vector<std::string> all;
+    std::ifstream zi("/usr/share/zoneinfo/tzdata.zi");
+    for (std::string line; std::getline(zi, line);)
+      if (line.starts_with("Z ")) all.push_back(line.substr(2, line.find(' ', 2) - 2));
+    if (all.empty()) {
+      try {
+        for (const date::time_zone& z : date::get_tzdb().zones) all.emplace_back(z.name());
+      } catch (const std::exception&) {
+      }
+    }
+    std::vector<std::string> out;
+    for (const std::string& name : all) {
+      // Where people live: Region/City. "Etc/GMT+1" and the old
+      // "EST5EDT" style names are left to those who type them.
+      if (name.find('/') == std::string::npos || name.starts_with("Etc/") ||
+          name.starts_with("posix/") || name.starts_with("right/") || !is_valid_time_zone(name))
+        continue;
+      out.push_back(name);
+    }
+    out.emplace_back("UTC");
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }();
+  return names;
+}
+
+std::optional<std::string> find_time_zone(std::string_view typed) {
+  std::string key;
+  for (char c : typed) {
+    if (c == ' ') c = '_';
+    key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  while (!key.empty() && key.front() == '_') key.erase(key.begin());
+  while (!key.empty() && key.back() == '_') key.pop_back();
+  if (key.empty() || key.size() > 64) return std::nullopt;
+  if (const date::time_zone* z = find_zone(typed)) return std::string(z->name());
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  std::optional<std::string> found;
+  for (const std::string& name : time_zone_names()) {
+    const std::string l = lower(name);
+    if (l == key) return name;
+    const std::string city = l.substr(l.rfind('/') + 1);
+    if (city == key) {
+      if (found) return std::nullopt;  // two places of that name: say which
+      found = name;
+    }
+  }
+  return found;
+}
 
 // The three forms the pages use are written directly: date::format goes
 // through an ostringstream, which was a visible share of a page's time.

@@ -12,11 +12,19 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace peto {
 
 // True for a zone the tz database knows ("Europe/Lisbon", "UTC").
 bool is_valid_time_zone(std::string_view iana_name);
+
+// The zones a person picks from, "Region/City" and UTC, A to Z.
+const std::vector<std::string>& time_zone_names();
+// The zone meant by what a person typed: a zone's name in any case, or a
+// city that names one zone only ("Berlin", "new york" -> "America/New_York");
+// nullopt when none or several match.
+std::optional<std::string> find_time_zone(std::string_view typed);
 
 // `utc_ms` in `zone`, formatted with date::format's strftime-like `fmt`.
 std::string format_local(std::int64_t utc_ms, const std::string& zone,

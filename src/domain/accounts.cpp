@@ -289,6 +289,14 @@ FieldErrors Accounts::update_profile(std::int64_t id, const std::string& languag
   return errors;
 }
 
+bool Accounts::adopt_time_zone(std::int64_t id, const std::string& zone) {
+  if (zone == "UTC" || !is_valid_time_zone(zone)) return false;
+  return db_.query(
+                "UPDATE users SET time_zone = ?, updated_at = ? WHERE id = ? AND time_zone = 'UTC'",
+                {zone, clock_.now_ms(), id})
+             .affected == 1;
+}
+
 void Accounts::set_active(std::int64_t id, bool active) {
   db_.write([&](store::Conn& c) {
     c.query("UPDATE users SET active = ?, updated_at = ? WHERE id = ?",

@@ -78,6 +78,9 @@ class Accounts {
   FieldErrors update_profile(std::int64_t id, const std::string& language,
                              const std::string& time_zone, int quiet_after_days,
                              int closing_notice_days);
+  // Sets the account's time zone to `zone` (a valid one) if it is still the
+  // default, UTC, which nobody chose; true when it changed.
+  bool adopt_time_zone(std::int64_t id, const std::string& zone);
   // Deactivating also closes every session of the account.
   void set_active(std::int64_t id, bool active);
 

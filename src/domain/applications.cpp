@@ -122,7 +122,7 @@ Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, st
   else if (!change.end_reason.empty() && change.to != "rejected" && change.to != "withdrawn" &&
            change.to != "ghosted")
     errors.add("end_reason", "error_end_reason_status");
-  if (change.note.size() > 20000) errors.add("note", "error_too_long");
+  if (change.note.size() > 20000) errors.too_long("note", 20000);
   if (!errors.empty()) return errors;
   auto rows =
       conn.query("SELECT status, applied_at FROM applications WHERE id = ? AND owner_id = ?" +
@@ -182,8 +182,8 @@ std::variant<std::int64_t, FieldErrors, NotFound> Applications::add_in(store::Co
   if (event.summary.find_first_not_of(" \t\r\n") == std::string::npos)
     errors.add("summary", "error_required");
   else if (chars > 250)
-    errors.add("summary", "error_too_long");
-  if (event.body.size() > 20000) errors.add("body", "error_too_long");
+    errors.too_long("summary", 250);
+  if (event.body.size() > 20000) errors.too_long("body", 20000);
   std::int64_t now = records_.clock().now_ms();
   if (event.occurred_at && *event.occurred_at > now + kClockSkewMs)
     errors.add("occurred_at", "error_in_future");

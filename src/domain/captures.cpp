@@ -53,7 +53,10 @@ constexpr const char* kColumns =
     "id, url, url_key, origin, status, parser, parser_version, data, error, listing_id,"
     " application_id, created_at, updated_at, page_sha256,"
     " EXISTS (SELECT 1 FROM captures o WHERE o.owner_id = captures.owner_id"
-    " AND o.url_key = captures.url_key AND o.id <> captures.id) AS seen_before";
+    " AND o.url_key = captures.url_key AND o.id <> captures.id) AS seen_before,"
+    // The listing an earlier capture of the same page became, if one did.
+    " (SELECT MAX(o.listing_id) FROM captures o WHERE o.owner_id = captures.owner_id"
+    " AND o.url_key = captures.url_key AND o.id <> captures.id) AS seen_listing_id";
 
 Capture capture_from(const store::Row& r) {
   auto opt_int = [&](std::string_view c) {
@@ -78,6 +81,7 @@ Capture capture_from(const store::Row& r) {
           {"created_at", r.int_at("created_at")},
           {"updated_at", r.int_at("updated_at")},
           {"seen_before", r.int_at("seen_before") != 0},
+          {"seen_listing_id", opt_int("seen_listing_id")},
           {"page_sha256", opt_text("page_sha256")}};
 }
 

@@ -144,7 +144,8 @@ std::vector<Kind> make_kinds() {
       {"company_name",
        "(SELECT c.name FROM listings l JOIN companies c ON c.id = l.company_id"
        " WHERE l.id = t.listing_id)"},
-      {"company_id", "(SELECT l.company_id FROM listings l WHERE l.id = t.listing_id)", true}};
+      {"company_id", "(SELECT l.company_id FROM listings l WHERE l.id = t.listing_id)", true},
+      {"contact_name", "(SELECT name FROM contacts c WHERE c.id = t.contact_id)"}};
   applications.tabs = {{"open",
                         "t.status IN ('draft','applied','acknowledged','screening','interviewing',"
                         "'assessment','offer')"},
@@ -163,6 +164,7 @@ std::vector<Kind> make_kinds() {
                       Field("done_at", T::datetime).read_only()};
   reminders.columns = {"notified_at BIGINT"};
   reminders.extras = {application_role()};
+  reminders.due_field = "due_at";
   reminders.tabs = {
       {"outstanding", "t.done_at IS NULL"}, {"done", "t.done_at IS NOT NULL"}, {"all", "1 = 1"}};
   reminders.search = {"title"};
@@ -184,6 +186,7 @@ std::vector<Kind> make_kinds() {
       Field("notes", T::long_text).limit(20000).unlisted()};
   interviews.columns = {"uid TEXT NOT NULL"};
   interviews.extras = {application_role()};
+  interviews.due_field = "starts_at";
   interviews.filterable = {"application_id", "outcome"};
   all.push_back(std::move(interviews));
 
@@ -211,6 +214,10 @@ std::vector<Kind> make_kinds() {
                   Field("application_id", T::ref).to("applications"),
                   Field("listing_id", T::ref).to("listings"),
                   Field("company_id", T::ref).to("companies")};
+  // What a note is attached to, by name rather than by number.
+  notes.extras = {application_role(),
+                  {"listing_role", "(SELECT role FROM listings l WHERE l.id = t.listing_id)"},
+                  {"company_name", "(SELECT name FROM companies c WHERE c.id = t.company_id)"}};
   notes.search = {"body"};
   notes.filterable = {"application_id", "listing_id", "company_id"};
   all.push_back(std::move(notes));

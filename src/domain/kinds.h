@@ -109,6 +109,7 @@ struct Kind {
   std::vector<std::string> filterable;   // fields that ?field=value filters on exactly
   std::vector<std::string> columns;      // peto's own columns, as DDL ("name_key TEXT NOT NULL")
   std::vector<std::string> constraints;  // table constraints ("UNIQUE (owner_id, name_key)")
+  std::string due_field;  // a required moment lists may sort by, soonest first ("due_at"), or ""
 
   const Field* field(std::string_view name) const;
 };

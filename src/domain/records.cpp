@@ -15,6 +15,7 @@
 #include "core/token.h"
 #include "core/utf8.h"
 #include "domain/applications.h"
+#include "domain/trash.h"
 
 namespace peto::domain {
 
@@ -234,9 +235,12 @@ std::variant<Columns, FieldErrors> validate(store::Conn& conn, std::int64_t owne
     }
     if (input.partial && !raw.given) continue;
     auto v = convert(conn, owner, f, raw, input);
-    if (auto* err = std::get_if<std::string>(&v))
-      errors.add(f.name, *err);
-    else
+    if (auto* err = std::get_if<std::string>(&v)) {
+      if (*err == "error_too_long")
+        errors.too_long(f.name, static_cast<std::size_t>(f.max_length));
+      else
+        errors.add(f.name, *err);
+    } else
       cols.emplace_back(f.name, std::get<Value>(v));
   }
   if (!input.from_form && input.values.is_object())
@@ -457,21 +461,35 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     }
     sql += ")";
   }
-  if (q.before_id) {
+  const Field* due =
+      q.soonest_first && !kind.due_field.empty() ? kind.field(kind.due_field) : nullptr;
+  if (due == nullptr && q.before_id) {
     sql += " AND t.id < ?";
     params.emplace_back(*q.before_id);
+  }
+  if (due != nullptr && q.after) {
+    sql += " AND (t." + due->name + " > ? OR (t." + due->name + " = ? AND t.id > ?))";
+    params.emplace_back(q.after->first);
+    params.emplace_back(q.after->first);
+    params.emplace_back(q.after->second);
   }
   if (q.updated_since) {
     sql += " AND t.updated_at >= ?";
     params.emplace_back(*q.updated_since);
   }
   int limit = std::clamp(q.limit, 1, 200);
-  sql += " ORDER BY t.id DESC LIMIT " + std::to_string(limit + 1);
+  sql +=
+      due != nullptr ? " ORDER BY t." + due->name + ", t.id" : std::string(" ORDER BY t.id DESC");
+  sql += " LIMIT " + std::to_string(limit + 1);
   auto rows = db_.query(sql, params);
   Page page;
   for (const auto& row : rows) {
     if (static_cast<int>(page.items.size()) == limit) {
-      page.next_cursor = page.items.back()["id"].get<std::int64_t>();
+      const Record& last = page.items.back();
+      if (due != nullptr)
+        page.next_after = {last[due->name].get<std::int64_t>(), last["id"].get<std::int64_t>()};
+      else
+        page.next_cursor = last["id"].get<std::int64_t>();
       break;
     }
     page.items.push_back(to_record(kind, row));
@@ -564,13 +582,13 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   return *get_in(conn, owner, kind, id);
 }
 
-bool Records::remove(std::int64_t owner, const Kind& kind, std::int64_t id) {
-  return remove_in(*db_.acquire(), owner, kind, id);
+std::optional<std::int64_t> Records::remove(std::int64_t owner, const Kind& kind, std::int64_t id) {
+  return db_.write([&](store::Conn& conn) { return remove_in(conn, owner, kind, id); });
 }
 
-bool Records::remove_in(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id) {
-  return conn.query("DELETE FROM " + kind.name + " WHERE id = ? AND owner_id = ?", {id, owner})
-             .affected == 1;
+std::optional<std::int64_t> Records::remove_in(store::Conn& conn, std::int64_t owner,
+                                               const Kind& kind, std::int64_t id) {
+  return Trash(db_, clock_).remove_in(conn, owner, kind, id);
 }
 
 std::variant<std::int64_t, FieldErrors> Records::company_named(store::Conn& conn,

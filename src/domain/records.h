@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -57,11 +58,16 @@ struct ListQuery {
   std::optional<std::int64_t> before_id;      // cursor: records with smaller ids
   std::optional<std::int64_t> updated_since;  // UTC ms
   int limit = 50;                             // 1..200
+  // Soonest first by the kind's `due_field` (a reminder's due_at), then by
+  // id, instead of newest first; `after` is the cursor of that order.
+  bool soonest_first = false;
+  std::optional<std::pair<std::int64_t, std::int64_t>> after;  // (due, id) of the last seen
 };
 
 struct Page {
   std::vector<Record> items;
   std::optional<std::int64_t> next_cursor;  // pass as before_id for the next page
+  std::optional<std::pair<std::int64_t, std::int64_t>> next_after;  // soonest_first: as `after`
 };
 
 struct NotFound {};
@@ -79,7 +85,9 @@ class Records {
 
   Written create(std::int64_t owner, const Kind& kind, const Input& input);
   Written update(std::int64_t owner, const Kind& kind, std::int64_t id, const Input& input);
-  bool remove(std::int64_t owner, const Kind& kind, std::int64_t id);
+  // Moves the record, and what cannot stand without it, to the trash
+  // (trash.h); the trash entry, or nullopt when there is no such record.
+  std::optional<std::int64_t> remove(std::int64_t owner, const Kind& kind, std::int64_t id);
 
   // The same, on a connection inside the caller's transaction.
   Written create_in(store::Conn& conn, std::int64_t owner, const Kind& kind, const Input& input);
@@ -87,7 +95,8 @@ class Records {
                     const Input& input);
   std::optional<Record> get_in(store::Conn& conn, std::int64_t owner, const Kind& kind,
                                std::int64_t id);
-  bool remove_in(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id);
+  std::optional<std::int64_t> remove_in(store::Conn& conn, std::int64_t owner, const Kind& kind,
+                                        std::int64_t id);
 
   // The company called `name` (compared case- and accent-insensitively), made
   // if the person has none yet. FieldErrors for an empty or overlong name.

@@ -2,9 +2,13 @@
 // readings are scored and ranked.
 #include "formats/posting.h"
 
+#include <gumbo.h>
+
 #include <algorithm>
+#include <cctype>
 #include <new>
 
+#include "core/text.h"
 #include "formats/posting_internal.h"
 
 namespace peto::formats {
@@ -48,7 +52,48 @@ constexpr Parser kParsers[] = {
     {"text", 1, detail::read_text},
 };
 
+// Text copied from a page and pasted (no markup at all) as the page it came
+// from would hold it: its first line the heading, each other line a
+// paragraph. In HTML the line breaks of one text would run together, and the
+// text reader finds its "Location: Berlin" lines by them.
+std::string page_of_plain_text(std::string_view text) {
+  std::string out = "<!doctype html><html><body>";
+  bool first = true;
+  for (std::string_view line : text::split(text, '\n')) {
+    line = text::trim(line);
+    if (line.empty()) continue;
+    const std::string escaped = text::escape_markup(line);
+    out += first ? "<h1>" + escaped + "</h1>" : "<p>" + escaped + "</p>";
+    first = false;
+  }
+  return out + "</body></html>";
+}
+
+// Whether `text` has markup: an element HTML knows ("<div", "</p") or a
+// doctype or comment. A "<" in a pasted text ("salary < 50k", "<the team>")
+// is not markup.
+bool has_markup(std::string_view text) {
+  for (std::size_t at = text.find('<'); at != std::string_view::npos; at = text.find('<', at + 1)) {
+    std::size_t from = at + 1;
+    if (from < text.size() && (text[from] == '!' || text[from] == '?')) return true;
+    if (from < text.size() && text[from] == '/') ++from;
+    std::size_t end = from;
+    while (end < text.size() && end - from < 16 &&
+           std::isalnum(static_cast<unsigned char>(text[end])))
+      ++end;
+    if (end > from &&
+        gumbo_tagn_enum(text.data() + from, static_cast<unsigned>(end - from)) != GUMBO_TAG_UNKNOWN)
+      return true;
+  }
+  return false;
+}
+
 std::vector<ParseResult> read_all(std::string_view html, std::string_view page_url) {
+  std::string plain_page;
+  if (!has_markup(html)) {
+    plain_page = page_of_plain_text(html);
+    html = plain_page;
+  }
   detail::Page page(html);
   if (!page.root()) return {};
   std::string own_url = detail::find_canonical(page, page_url);

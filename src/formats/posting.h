@@ -13,6 +13,8 @@
 //   microdata  itemtype=".../JobPosting" with itemprop values
 //   meta       OpenGraph / <title> / meta description
 //   text       a plain-text heuristic over the visible text
+// Text pasted without any markup (copied from a page in the browser) is read
+// as that page: its first line the heading, each other line a paragraph.
 // Each parser has a version; a capture records the name and version that read
 // it. Malformed input never throws and never reads past its buffer: a page is
 // untrusted bytes (there is a fuzz target).

@@ -6,10 +6,12 @@
 
 namespace peto::web {
 
-Form Form::parse(const Request& r) {
+Form Form::parse(const Request& r) { return decode(r.body); }
+
+Form Form::decode(std::string_view text) {
   Form f;
-  if (!boost::urls::parse_query(r.body)) return f;  // then the constructor cannot throw
-  boost::urls::params_view params(r.body, boost::urls::encoding_opts(true));
+  if (!boost::urls::parse_query(text)) return f;  // then the constructor cannot throw
+  boost::urls::params_view params(text, boost::urls::encoding_opts(true));
   for (auto p : params) {
     if (p.key.empty() && !p.has_value) continue;  // "a=1&&b=2"
     f.fields_.emplace_back(p.key, p.has_value ? p.value : std::string());

@@ -20,8 +20,9 @@ namespace peto::web {
 
 class Form {
  public:
-  static Form parse(const Request& r);       // the body
-  static Form from_query(const Request& r);  // the query string
+  static Form parse(const Request& r);        // the body
+  static Form from_query(const Request& r);   // the query string
+  static Form decode(std::string_view text);  // "a=1&b=%C3%A9" as a body is read
   static Form from_pairs(std::vector<std::pair<std::string, std::string>> fields);
 
   std::string get(std::string_view name) const;  // first value or ""

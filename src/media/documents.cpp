@@ -212,12 +212,12 @@ Sniffed check_received(const Received& file, std::int64_t max_bytes, domain::Fie
 // and dropping a subject id without a subject kind.
 void check_details(DocumentInput& in, domain::FieldErrors& errors) {
   if (in.title.empty()) errors.add("title", "error_required");
-  if (in.title.size() > 200) errors.add("title", "error_too_long");
+  if (in.title.size() > 200) errors.too_long("title", 200);
   if (std::find(document_kinds().begin(), document_kinds().end(), in.kind) ==
       document_kinds().end())
     errors.add("kind", "error_choice");
   if (!language_ok(in.language)) errors.add("language", "documents_error_language");
-  if (in.notes.size() > 20000) errors.add("notes", "error_too_long");
+  if (in.notes.size() > 20000) errors.too_long("notes", 20000);
   if (in.filename.size() > 255) in.filename = in.filename.substr(in.filename.size() - 255);
   if (!in.subject_kind.empty() && in.subject_kind != "application" && in.subject_kind != "listing")
     errors.add("subject", "error_choice");

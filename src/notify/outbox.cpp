@@ -293,6 +293,31 @@ std::int64_t Outbox::forget_old(store::Conn& conn) const {
   return n;
 }
 
+std::vector<Outbox::GivenUp> Outbox::given_up(store::Conn& conn, std::int64_t owner,
+                                              std::int64_t connection, int limit) {
+  std::vector<GivenUp> out;
+  for (const auto& row :
+       conn.query("SELECT id, body, last_error, last_attempt_at FROM deliveries"
+                  " WHERE owner_id = ? AND connection_id = ? AND status = 'given_up'"
+                  " ORDER BY last_attempt_at DESC, id DESC LIMIT ?",
+                  {owner, connection, limit})) {
+    auto n = from_payload(row.text("body"));
+    out.push_back({row.int_at("id"), n ? n->title : std::string(), row.text("last_error"),
+                   row.is_null("last_attempt_at") ? 0 : row.int_at("last_attempt_at")});
+  }
+  return out;
+}
+
+std::int64_t Outbox::send_again(store::Conn& conn, std::int64_t owner,
+                                std::int64_t connection) const {
+  return conn
+      .query(
+          "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,"
+          " last_error = '' WHERE owner_id = ? AND connection_id = ? AND status = 'given_up'",
+          {clock_.now_ms(), owner, connection})
+      .affected;
+}
+
 std::int64_t Outbox::unread(store::Conn& conn, std::int64_t owner) {
   return conn
       .query("SELECT COUNT(*) AS n FROM inbox_notices WHERE owner_id = ? AND shown_at IS NULL",

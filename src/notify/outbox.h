@@ -122,6 +122,22 @@ class Outbox {
   // older than 7 days and those shown more than a day ago. Returns rows deleted.
   std::int64_t forget_old(store::Conn& conn) const;
 
+  // A delivery that was given up: what it was and why.
+  struct GivenUp {
+    std::int64_t id = 0;
+    std::string title;  // the notice's title, in the recipient's language
+    std::string error;  // the last attempt's error
+    Millis last_attempt_at = 0;
+  };
+  // The owner's given-up deliveries through `connection`, newest first.
+  static std::vector<GivenUp> given_up(store::Conn& conn, std::int64_t owner,
+                                       std::int64_t connection, int limit = 20);
+  // "Send again": every given-up delivery through `connection` goes back in
+  // line, due now, with its attempts counted from nought (what stopped it, a
+  // destination refused by one run's settings say, may be fixed). Returns
+  // how many.
+  std::int64_t send_again(store::Conn& conn, std::int64_t owner, std::int64_t connection) const;
+
   // The inbox, for the bell and its page.
   static std::int64_t unread(store::Conn& conn, std::int64_t owner);
   // The newest `limit` notices, newest first. Reading them changes nothing.

@@ -1,5 +1,6 @@
 // The account pages: sign-in and out, registration by invite, the profile,
 // the password, and the administrator's invites. See site.h for the frame.
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -41,6 +42,21 @@ Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
   out.set_header("Set-Cookie", session_cookie(site, r, s.token));
   out.set_header("Cache-Control", "no-store");
   return out;
+}
+
+// Until a person chooses a time zone (it is still UTC, the default), the
+// sign-in takes the browser's, which a small script puts in the form
+// (static/peto.js), and the next page says so. Without JavaScript the field
+// stays empty and nothing changes: the profile's list is the way then.
+void adopt_browser_zone(Site& site, const Request& r, const domain::Account& account,
+                        const std::string& browser_zone, Response& out) {
+  auto zone = find_time_zone(browser_zone);
+  if (!zone || !site.accounts().adopt_time_zone(account.id, *zone)) return;
+  const std::string lang = site.catalogue().choose(account.language, r.header("Accept-Language"));
+  out.headers.emplace_back(
+      "Set-Cookie",
+      site.flash_cookie(r, Flash::of("info", site.catalogue().fill(lang, "flash_time_zone_adopted",
+                                                                   {{"zone", *zone}}))));
 }
 
 // Sign-in throttling counts failed attempts, in fixed one-minute windows, so
@@ -151,6 +167,7 @@ Response post_signin(Site& site, Request& r) {
   log::info("web", "signed in", {{"user", account->id}});
   Response out = signed_in_redirect(site, r, account->id, safe_return(next, "/"));
   out.headers.emplace_back("Set-Cookie", throttle.remember());
+  adopt_browser_zone(site, r, *account, f.get("time_zone"), out);
   return out;
 }
 
@@ -196,7 +213,43 @@ Response post_invite(Site& site, Request& r) {
   }
   const auto& account = std::get<domain::Account>(made);
   log::info("web", "invite accepted", {{"user", account.id}});
-  return signed_in_redirect(site, r, account.id, "/");
+  Response out = signed_in_redirect(site, r, account.id, "/");
+  adopt_browser_zone(site, r, account, f.get("time_zone"), out);
+  return out;
+}
+
+// The time zones as the profile's select offers them: grouped by region,
+// each named by its place ("Buenos Aires (Argentina)"), so that typing a
+// city's first letters in the list finds it; `chosen` selected. A value the
+// list does not hold (typed elsewhere) is offered first, as it is.
+json zone_groups(const std::string& chosen) {
+  json groups = json::array();
+  bool found = false;
+  for (const std::string& name : time_zone_names()) {
+    const auto slash = name.find('/');
+    const std::string region = slash == std::string::npos ? name : name.substr(0, slash);
+    std::string place = slash == std::string::npos ? name : name.substr(slash + 1);
+    std::string within;
+    if (auto inner = place.rfind('/'); inner != std::string::npos) {
+      within = place.substr(0, inner);
+      place = place.substr(inner + 1);
+    }
+    std::replace(place.begin(), place.end(), '_', ' ');
+    std::replace(within.begin(), within.end(), '_', ' ');
+    if (!within.empty()) place += " (" + within + ")";
+    if (groups.empty() || groups.back()["region"] != region)
+      groups.push_back({{"region", region}, {"zones", json::array()}});
+    found = found || name == chosen;
+    groups.back()["zones"].push_back(
+        {{"value", name}, {"label", place}, {"selected", name == chosen}});
+  }
+  if (!found && !chosen.empty()) {
+    json typed = {
+        {"region", chosen},
+        {"zones", json::array({{{"value", chosen}, {"label", chosen}, {"selected", true}}})}};
+    groups.insert(groups.begin(), std::move(typed));
+  }
+  return groups;
 }
 
 // The profile form's data: the saved values, or what was typed.
@@ -216,6 +269,7 @@ Response profile_page(Site& site, const Request& r, const Visitor& v, int status
   }
   json data = {{"values", values},
                {"languages", languages},
+               {"zones", zone_groups(values.value("time_zone", ""))},
                {"errors", site.error_texts(&v, r, errors)},
                {"bookmarklet", capture_bookmarklet(site, r)}};
   data["feed"] = feed_section(site, v);
@@ -263,7 +317,9 @@ Response post_profile(Site& site, Request& r, const Visitor& v) {
   if (!language.empty() && !site.catalogue().has_language(language)) {
     errors.add("language", "error_language_invalid");
   }
-  if (!is_valid_time_zone(f.get("time_zone"))) errors.add("time_zone", "error_time_zone_invalid");
+  // A zone chosen from the list, or typed: "Berlin" is Europe/Berlin.
+  const std::string zone = find_time_zone(f.get("time_zone")).value_or(f.get("time_zone"));
+  if (!is_valid_time_zone(zone)) errors.add("time_zone", "error_time_zone_invalid");
   auto quiet = form_int(f.get("quiet_after_days"));
   auto closing = form_int(f.get("closing_notice_days"));
   if (!quiet || *quiet < 1 || *quiet > 365) {
@@ -274,8 +330,7 @@ Response post_profile(Site& site, Request& r, const Visitor& v) {
   }
   // Every field is checked before anything is saved; the domain checks again.
   if (errors.empty()) {
-    errors = site.accounts().update_profile(v.account.id, language, f.get("time_zone"), *quiet,
-                                            *closing);
+    errors = site.accounts().update_profile(v.account.id, language, zone, *quiet, *closing);
   }
   if (!errors.empty()) return profile_page(site, r, v, 422, values, errors, "");
   return Site::redirect("/profile?saved=profile");

@@ -353,7 +353,8 @@ Response post_event(RecordPages& p, Request& r, const Visitor& v, std::int64_t i
     return application_page(
         p, r, v, id,
         {{"name", "event"}, {"values", form.to_json()}, {"errors", p.site.error_texts(&v, r, *e)}});
-  return Site::redirect(application_href(id));
+  return p.site.redirect(r, application_href(id),
+                         Flash::of("success", p.site.say(v, "flash_saved")));
 }
 
 // POST /applications/{id}/reminders and …/notes: a record of `kind_name`
@@ -385,7 +386,8 @@ Response post_tags(RecordPages& p, Request& r, const Visitor& v, std::int64_t id
     return application_page(
         p, r, v, id,
         {{"name", "tags"}, {"values", form.to_json()}, {"errors", p.site.error_texts(&v, r, *e)}});
-  return Site::redirect(application_href(id));
+  return p.site.redirect(r, application_href(id),
+                         Flash::of("success", p.site.say(v, "flash_saved")));
 }
 
 }  // namespace

@@ -96,10 +96,16 @@ Response review_page(RecordPages& p, Request& r, const Visitor& v, const domain:
                {"apply", values.value("apply", std::string()) == "1"},
                {"inputs", listing_inputs(p, v, values, error_texts, kReviewed)}};
   if (c["parser"].is_string()) data["parser"] = c["parser"];
+  // Pasted or fetched, and no reader found a posting in it: say so rather
+  // than show an empty form as if that were what the page held.
+  data["nothing_read"] = state == "pending" && !c["parser"].is_string();
   if (c["page_sha256"].is_string()) {
     data["page_href"] = "/captures/" + std::to_string(c["id"].get<std::int64_t>()) + "/page";
     data["page_sha256"] = c["page_sha256"];
   }
+  if (c.value("seen_listing_id", json()).is_number())
+    data["seen_listing_href"] =
+        "/listings/" + std::to_string(c["seen_listing_id"].get<std::int64_t>());
   if (c["listing_id"].is_number())
     data["listing_href"] = "/listings/" + std::to_string(c["listing_id"].get<std::int64_t>());
   if (auto it = errors.by_field.find("form"); it != errors.by_field.end())

@@ -289,6 +289,17 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     data["action"] = base;
     data["test_action"] = base + (n.kind == "sync" ? "/sync" : "/test");
     data["delete_action"] = base + "/delete";
+    if (n.notifier != nullptr) {
+      json given_up = json::array();
+      for (const auto& d :
+           notify::Outbox::given_up(*site.db().acquire(), v.account.id, s.existing->id))
+        given_up.push_back({{"title", d.title},
+                            {"error", d.error},
+                            {"when", site.format_time(v, d.last_attempt_at)}});
+      data["given_up"] = given_up;
+      data["has_given_up"] = !given_up.empty();
+      data["send_again_action"] = base + "/send-again";
+    }
   } else {
     data["title"] = site.catalogue().fill(v.language, "connections_new_title", {{"kind", kind}});
     data["action"] = std::string(kListPath) + "/new?plugin=" + url_encode(n.name);
@@ -486,6 +497,21 @@ Response post_sync(Site& site, Request& r, const Visitor& v) {
   return post_try(site, r, v, connections::Try::sync);
 }
 
+// "Send again": the connection's given-up notices go back in line.
+Response post_send_again(Site& site, Request& r, const Visitor& v) {
+  auto found = owned(site, r, v);
+  if (!found || found->second.notifier == nullptr) return site.not_found(r, v);
+  const std::int64_t id = found->first.id;
+  const std::int64_t n = notify::Outbox(site.clock(), config_of(site))
+                             .send_again(*site.db().acquire(), v.account.id, id);
+  log::info("web", "deliveries sent again", {{"user", v.account.id}, {"connection", id}, {"n", n}});
+  return site.redirect(
+      r, std::string(kListPath) + "/" + std::to_string(id),
+      Flash::of("success",
+                site.say(v, n == 1 ? "connections_sent_again_one" : "connections_sent_again_other",
+                         {{"n", std::to_string(n)}})));
+}
+
 Response post_delete(Site& site, Request& r, const Visitor& v) {
   auto id = path_id(r);
   if (!id || !connections_of(site).remove(v.account.id, *id)) return site.not_found(r, v);
@@ -559,6 +585,8 @@ void add_connection_routes(Router& router, Site& site) {
              "Send a test notice through a connection");
   router.add("POST", "/profile/connections/{id}/sync", page(post_sync),
              "Run a sync connection now");
+  router.add("POST", "/profile/connections/{id}/send-again", page(post_send_again),
+             "Send a connection's given-up notices again");
   router.add("POST", "/profile/connections/{id}/delete", page(post_delete), "Remove a connection");
   router.add("GET", "/inbox", page(get_inbox), "Your notices");
   router.add("POST", "/inbox/read", page(post_inbox_read), "Mark your notices read");

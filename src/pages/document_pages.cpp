@@ -120,6 +120,22 @@ std::string subject_href(const Document& d) {
          std::to_string(*d.subject_id);
 }
 
+// What a document is attached to, by name ("SRE · Acme"); "" when that
+// record is gone (to the trash, say).
+std::string subject_text(Site& site, const Visitor& v, const Document& d) {
+  if (d.subject_kind.empty() || !d.subject_id) return "";
+  const bool application = d.subject_kind == "application";
+  domain::Records records(site.db(), site.clock());
+  auto rec = records.get(v.account.id, domain::kind(application ? "applications" : "listings"),
+                         *d.subject_id);
+  if (!rec) return "";
+  const nlohmann::json& role = (*rec)[application ? "listing_role" : "role"];
+  const nlohmann::json& company = (*rec)["company_name"];
+  std::string out = role.is_string() ? role.get<std::string>() : "";
+  if (company.is_string()) out += (out.empty() ? "" : " · ") + company.get<std::string>();
+  return out;
+}
+
 // The upload form: `values` as typed (or preselected), `errors` translated.
 Response form_page(Site& site, const Request& r, const Visitor& v, int status, const json& values,
                    const json& errors) {
@@ -264,6 +280,7 @@ Response detail_page(Site& site, Request& r, const Visitor& v, const Document& d
                {"copies", copies},
                {"has_copies", !copies.empty()},
                {"subject_href", subject_href(d)},
+               {"subject_text", subject_text(site, v, d)},
                {"version_action", href_of(d.id) + "/versions"},
                {"delete_action", href_of(d.id) + "/delete"},
                {"errors", errors},

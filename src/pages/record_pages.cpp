@@ -6,6 +6,7 @@
 #include "domain/calendar.h"
 #include "domain/captures.h"
 #include "domain/cards.h"
+#include "domain/trash.h"
 #include "http/http.h"
 #include "pages/record_pages_internal.h"
 
@@ -111,10 +112,21 @@ Response form_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
                          {"action", action},
                          {"inputs", std::move(inputs)},
                          {"submit", p.view.text(v, "save_" + k.singular)},
-                         {"cancel_href", id ? record_href(k, *id) : "/" + k.name},
+                         {"cancel_href", safe_return(values.value("return_to", std::string()),
+                                                     id ? record_href(k, *id) : "/" + k.name)},
                          {"return_to", safe_return(values.value("return_to", std::string()), "")},
                          {"has_errors", !errors.empty()}};
   return p.site.render(r, v, status, "record_form", data);
+}
+
+// A list soonest first, from the page after ?after=<due>.<id> when given.
+void soonest_first(const Form& q, domain::ListQuery& lq) {
+  lq.soonest_first = true;
+  const std::string after = q.get("after");
+  const auto dot = after.find('.');
+  auto due = parse_id(after.substr(0, dot));
+  auto last = dot == std::string::npos ? std::nullopt : parse_id(after.substr(dot + 1));
+  if (due && last) lq.after = {{*due, *last}};
 }
 
 Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
@@ -126,12 +138,15 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
     if (q.has(f) && !q.get(f).empty()) lq.equals[f] = q.get(f);
   lq.before_id = parse_id(q.get("before"));
   lq.limit = 50;
-  domain::Page page = p.records.list(v.account.id, k, lq);
-
   std::string current_tab = lq.tab;
   if (!k.tabs.empty() && std::none_of(k.tabs.begin(), k.tabs.end(),
                                       [&](const domain::Tab& t) { return t.name == lq.tab; }))
     current_tab = k.tabs.front().name;
+  // Reminders still to do come soonest first, the overdue ones marked.
+  const bool outstanding = k.name == "reminders" && current_tab == "outstanding";
+  if (outstanding) soonest_first(q, lq);
+  domain::Page page = p.records.list(v.account.id, k, lq);
+  const Millis now = p.site.clock().now_ms();
   std::vector<std::pair<std::string, std::string>> keep = {{"view", q.get("view")}, {"q", lq.text}};
   for (const auto& [f, value] : lq.equals) keep.emplace_back(f, value);
 
@@ -147,7 +162,9 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
   for (const Record& rec : page.items) {
     nlohmann::json row = {{"href", record_href(k, id_of(rec))},
                           {"title", p.view.title_of(v, k, rec)},
-                          {"cells", p.view.cells(v, k, rec, true)}};
+                          {"cells", p.view.table_cells(v, k, rec)}};
+    if (outstanding && rec["due_at"].is_number() && rec["due_at"].get<Millis>() < now)
+      row["overdue"] = p.view.text(v, "reminder_overdue");
     if (k.name == "reminders") {
       bool done = rec["done_at"].is_number();
       row["reminder"] = {{"action", record_href(k, id_of(rec)) + "/done"},
@@ -162,6 +179,7 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
                          {"has_tabs", !k.tabs.empty()},
                          {"q", lq.text},
                          {"has_search", !k.search.empty()},
+                         {"title_heading", p.view.title_heading(v, k)},
                          {"headings", p.view.headings(v, k)},
                          {"rows", rows},
                          {"empty", rows.empty()},
@@ -172,13 +190,16 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
                          {"board_href", "/" + k.name},
                          {"tab", current_tab},
                          {"view", q.get("view")}};
-  if (page.next_cursor) {
+  if (page.next_cursor || page.next_after) {
     auto pairs = keep;
     pairs.emplace_back("tab", lq.tab);
-    pairs.emplace_back("before", std::to_string(*page.next_cursor));
+    if (page.next_cursor) pairs.emplace_back("before", std::to_string(*page.next_cursor));
+    if (page.next_after)
+      pairs.emplace_back("after", std::to_string(page.next_after->first) + "." +
+                                      std::to_string(page.next_after->second));
     data["next_href"] = query_href("/" + k.name, pairs);
   }
-  if (lq.before_id) {
+  if (lq.before_id || lq.after) {
     auto pairs = keep;
     pairs.emplace_back("tab", lq.tab);
     data["first_href"] = query_href("/" + k.name, pairs);
@@ -203,7 +224,10 @@ nlohmann::json related(RecordPages& p, const Visitor& v, const Kind& k, const st
           {"new_label", p.view.text(v, "add_" + k.singular)}};
 }
 
-Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
+// A record's page; for a listing, `apply_error` is a refused "I've applied"
+// shown by its date field (status 422 then).
+Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
+                   const std::string& apply_error = "") {
   auto id = path_id(r);
   if (!id) return p.site.not_found(r, v);
   if (k.name == "applications") return application_page(p, r, v, *id);
@@ -226,7 +250,8 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
     nlohmann::json listing = {{"apply_action", record_href(k, *id) + "/apply"},
                               {"state_action", record_href(k, *id) + "/state"},
                               {"state", (*rec)["state"]},
-                              {"today", local_date(p.site.clock().now_ms(), v.time_zone)}};
+                              {"today", local_date(p.site.clock().now_ms(), v.time_zone)},
+                              {"apply_error", apply_error}};
     if ((*rec)["application_id"].is_number())
       listing["application_href"] =
           "/applications/" + std::to_string((*rec)["application_id"].get<std::int64_t>());
@@ -262,7 +287,7 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
                         {"label", p.view.text(v, done ? "reminder_undo" : "reminder_done")}};
   }
   data["sections"] = std::move(sections);
-  return p.site.render(r, v, 200, "record", data);
+  return p.site.render(r, v, apply_error.empty() ? 200 : 422, "record", data);
 }
 
 Response new_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
@@ -306,10 +331,43 @@ Response save(RecordPages& p, Request& r, const Visitor& v, const Kind& k, bool 
       });
 }
 
+// Delete: a record that others cannot stand without first shows what goes
+// with it and asks (confirm=1 answers); then it all goes to the trash, and
+// the next page says so with a button that brings it back.
 Response remove(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
   auto id = path_id(r);
-  if (!id || !p.records.remove(v.account.id, k, *id)) return p.site.not_found(r, v);
-  return Site::redirect(safe_return(Form::parse(r).get("return_to"), "/" + k.name));
+  if (!id) return p.site.not_found(r, v);
+  auto rec = p.records.get(v.account.id, k, *id);
+  if (!rec) return p.site.not_found(r, v);
+  Form form = Form::parse(r);
+  const std::string back = safe_return(form.get("return_to"), "/" + k.name);
+  const std::string kind_label = p.view.text(v, "noun_" + k.name);
+  const std::string title = p.view.title_of(v, k, *rec);
+  auto gone = domain::Trash(p.records.db(), p.site.clock()).dependents(v.account.id, k, *id);
+  if (!gone) return p.site.not_found(r, v);
+  if (gone->has_records() && form.get("confirm") != "1") {
+    nlohmann::json items = nlohmann::json::array();
+    for (const std::string& item : gone_items(p.site.catalogue(), v.language, *gone))
+      items.push_back(item);
+    return p.site.render(
+        r, v, 200, "delete",
+        {{"title", p.site.say(v, "delete_confirm_title", {{"kind", kind_label}, {"title", title}})},
+         {"gone", items},
+         {"action", record_href(k, *id) + "/delete"},
+         {"return_to", form.get("return_to")},
+         {"cancel_href", record_href(k, *id)}});
+  }
+  auto entry = p.records.remove(v.account.id, k, *id);
+  if (!entry) return p.site.not_found(r, v);
+  Flash flash = Flash::of("success",
+                          p.site.say(v, "flash_trashed", {{"kind", kind_label}, {"title", title}}));
+  flash.undo_action = "/trash/" + std::to_string(*entry) + "/restore";
+  flash.undo_label = p.view.text(v, "button_restore_entry");
+  flash.link_href = "/trash";
+  flash.link_label = p.view.text(v, "flash_open_trash");
+  // Back to the page it was deleted from, unless that was its own page.
+  const bool own_page = back == record_href(k, *id) || back.starts_with(record_href(k, *id) + "/");
+  return p.site.redirect(r, own_page ? "/" + k.name : back, flash);
 }
 
 // "I've applied" (status=applied, on the date applied_on, today by default)
@@ -319,8 +377,9 @@ Response listing_apply(RecordPages& p, Request& r, const Visitor& v) {
   if (!id || !p.records.get(v.account.id, domain::kind("listings"), *id))
     return p.site.not_found(r, v);
   Form form = Form::parse(r);
+  // Refused: the listing again, the reason by the date field.
   auto refuse = [&](const std::string& detail) {
-    return p.site.render(r, v, 422, "error", {{"status", 422}, {"detail", detail}});
+    return show_page(p, r, v, domain::kind("listings"), detail);
   };
   const std::string status = form.get("status").empty() ? "draft" : form.get("status");
   if (status != "draft" && status != "applied") return refuse(p.view.text(v, "error_choice"));

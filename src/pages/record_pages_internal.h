@@ -18,12 +18,14 @@ struct RecordPages {
   domain::Applications apps;
   RecordView view;
 
-  // The answer to a Written: 303 to `to(record)` on success, the 404 page for
+  // The answer to a Written: 303 to `to(record)` on success, with "Saved."
+  // (or the message `saved_key` names) on the next page; the 404 page for
   // NotFound, `on_errors(texts)` for FieldErrors.
   template <typename To, typename OnErrors>
   Response answer(const Request& r, const Visitor& v, const domain::Written& w, To to,
-                  OnErrors on_errors) {
-    if (auto* rec = std::get_if<domain::Record>(&w)) return Site::redirect(to(*rec));
+                  OnErrors on_errors, const std::string& saved_key = "flash_saved") {
+    if (auto* rec = std::get_if<domain::Record>(&w))
+      return site.redirect(r, to(*rec), Flash::of("success", site.say(v, saved_key)));
     if (auto* errors = std::get_if<domain::FieldErrors>(&w))
       return on_errors(site.error_texts(&v, r, *errors));
     return site.not_found(r, v);

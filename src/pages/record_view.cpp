@@ -1,5 +1,7 @@
 #include "pages/record_view.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "core/timezone.h"
@@ -86,6 +88,68 @@ static std::string ref_text(const Record& r, const Field& f) {
   return "#" + std::to_string(r[f.name].get<std::int64_t>());
 }
 
+// A phone number as a tel: link ("+351 912 345 678" -> "tel:+351912345678");
+// "" when it has fewer than 6 digits or anything but digits and separators.
+static std::string tel_href(std::string_view phone) {
+  std::string out;
+  std::size_t digits = 0;
+  for (char c : phone) {
+    if (c >= '0' && c <= '9') {
+      out += c;
+      ++digits;
+    } else if (c == '+' && out.empty()) {
+      out += c;
+    } else if (c != ' ' && c != '-' && c != '.' && c != '(' && c != ')' && c != '/') {
+      return "";
+    }
+  }
+  return digits >= 6 ? "tel:" + out : "";
+}
+
+nlohmann::json linkify(std::string_view text) {
+  nlohmann::json parts = nlohmann::json::array();
+  std::string plain;
+  auto flush = [&] {
+    if (!plain.empty()) parts.push_back({{"text", plain}, {"href", ""}});
+    plain.clear();
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // One word: up to white space.
+    std::size_t end = i;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    std::string_view word = text.substr(i, end - i);
+    // Punctuation that ends a sentence is not part of the link.
+    std::size_t keep = word.size();
+    while (keep > 0 &&
+           std::string_view(".,;:!?)]}'\"").find(word[keep - 1]) != std::string_view::npos)
+      --keep;
+    std::string_view core = word.substr(0, keep);
+    std::string href;
+    if ((core.starts_with("https://") || core.starts_with("http://")) && core.size() > 8) {
+      href = std::string(core);
+    } else if (core.find('@') != std::string_view::npos && domain::plausible_email(core) &&
+               core.find(':') == std::string_view::npos) {
+      href = "mailto:" + std::string(core);
+    } else if (core.starts_with('+') && core.size() > 6) {
+      href = tel_href(core);
+    }
+    if (href.empty()) {
+      plain += word;
+    } else {
+      flush();
+      parts.push_back({{"text", std::string(core)}, {"href", href}});
+      plain += word.substr(keep);
+    }
+    // The white space after it, as it was.
+    while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])))
+      plain += text[end++];
+    i = end;
+  }
+  flush();
+  return parts;
+}
+
 nlohmann::json RecordView::cells(const Visitor& v, const Kind& k, const Record& r,
                                  bool listed_only) const {
   nlohmann::json out = nlohmann::json::array();
@@ -94,18 +158,61 @@ nlohmann::json RecordView::cells(const Visitor& v, const Kind& k, const Record& 
     const nlohmann::json& value = r[f.name];
     std::string shown_text =
         f.type == FieldType::ref && value.is_number() ? ref_text(r, f) : shown(v, f, value);
-    out.push_back({{"label", label(v, k, f)},
-                   {"text", shown_text},
-                   {"href", ref_href(f, value)},
-                   {"long", f.type == FieldType::long_text}});
+    std::string href = ref_href(f, value);
+    // An address, a web page and a phone number open in what handles them.
+    if (value.is_string() && f.type == FieldType::email) href = "mailto:" + shown_text;
+    if (value.is_string() && f.type == FieldType::url) href = shown_text;
+    if (value.is_string() && f.name == "phone") href = tel_href(shown_text);
+    nlohmann::json cell = {{"name", f.name},
+                           {"label", label(v, k, f)},
+                           {"text", shown_text},
+                           {"href", href},
+                           {"external", !href.empty() && !href.starts_with('/')},
+                           {"long", f.type == FieldType::long_text}};
+    if (f.type == FieldType::long_text && !listed_only) cell["parts"] = linkify(shown_text);
+    out.push_back(std::move(cell));
   }
   return out;
 }
 
+// A record table's columns after the first (the record's title, a link):
+// the listed fields but the title itself; an application names its company
+// where its listing would repeat the title.
+static bool table_column(const Kind& k, const Field& f) {
+  return f.listed && f.name != k.title_field &&
+         !(k.name == "applications" && f.name == "listing_id");
+}
+
+std::string RecordView::title_heading(const Visitor& v, const Kind& k) const {
+  if (const Field* f = k.field(k.title_field)) return label(v, k, *f);
+  if (k.name == "applications")
+    return label(v, domain::kind("listings"), *domain::kind("listings").field("role"));
+  return text(v, "column_name");
+}
+
 nlohmann::json RecordView::headings(const Visitor& v, const Kind& k) const {
   nlohmann::json out = nlohmann::json::array();
+  if (k.name == "applications") out.push_back({{"label", text(v, "kind_company")}});
   for (const Field& f : k.fields)
-    if (f.listed) out.push_back({{"label", label(v, k, f)}});
+    if (table_column(k, f)) out.push_back({{"label", label(v, k, f)}});
+  return out;
+}
+
+nlohmann::json RecordView::table_cells(const Visitor& v, const Kind& k, const Record& r) const {
+  nlohmann::json out = nlohmann::json::array();
+  if (k.name == "applications") {
+    const bool named = r["company_name"].is_string();
+    out.push_back(
+        {{"name", "company"},
+         {"text", named ? r["company_name"].get<std::string>() : ""},
+         {"href", r["company_id"].is_number()
+                      ? "/companies/" + std::to_string(r["company_id"].get<std::int64_t>())
+                      : ""}});
+  }
+  for (nlohmann::json& cell : cells(v, k, r, true)) {
+    const Field* f = k.field(cell["name"].get<std::string>());
+    if (f != nullptr && table_column(k, *f)) out.push_back(std::move(cell));
+  }
   return out;
 }
 
@@ -219,6 +326,33 @@ std::optional<std::int64_t> parse_id(const std::string& text) {
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || v <= 0) return std::nullopt;
   return v;
+}
+
+std::vector<std::string> gone_items(const Catalogue& c, const std::string& lang,
+                                    const domain::Gone& gone) {
+  static const char* const kOrder[] = {"listings", "applications",   "interviews",
+                                       "offers",   "reminders",      "application_events",
+                                       "notes",    "listing_events", "application_tags"};
+  std::vector<std::string> out;
+  auto say = [&](const std::string& table, std::int64_t n) {
+    out.push_back(
+        c.fill(lang, "gone_" + table + (n == 1 ? "_one" : "_other"), {{"n", std::to_string(n)}}));
+  };
+  for (const char* table : kOrder)
+    if (auto it = gone.counts.find(table); it != gone.counts.end()) say(table, it->second);
+  for (const auto& [table, n] : gone.counts)
+    if (std::find(std::begin(kOrder), std::end(kOrder), table) == std::end(kOrder)) say(table, n);
+  return out;
+}
+
+std::string gone_words(const Catalogue& c, const std::string& lang, const domain::Gone& gone) {
+  auto items = gone_items(c, lang, gone);
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? c.text(lang, "list_and") : ", ";
+    out += items[i];
+  }
+  return out;
 }
 
 }  // namespace peto::web

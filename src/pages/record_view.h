@@ -16,6 +16,7 @@
 
 #include "domain/applications.h"
 #include "domain/records.h"
+#include "domain/trash.h"
 #include "http/form.h"
 #include "pages/site.h"
 
@@ -39,8 +40,13 @@ class RecordView {
   // {label, text, href} for each field of a record (listed ones only when `listed_only`).
   nlohmann::json cells(const Visitor& v, const domain::Kind& k, const domain::Record& r,
                        bool listed_only) const;
-  // The table's column headings.
+  // A record table: the heading of its first column (the record's title,
+  // "Role" for listings), the headings of the others, and a record's cells
+  // under them ({name, label, text, href}).
+  std::string title_heading(const Visitor& v, const domain::Kind& k) const;
   nlohmann::json headings(const Visitor& v, const domain::Kind& k) const;
+  nlohmann::json table_cells(const Visitor& v, const domain::Kind& k,
+                             const domain::Record& r) const;
 
   // A record's values as a form shows them (strings; local datetimes).
   nlohmann::json form_values(const Visitor& v, const domain::Kind& k,
@@ -73,5 +79,18 @@ std::optional<std::int64_t> parse_id(const std::string& text);
 std::optional<std::int64_t> path_id(const Request& r);
 // A record's id.
 inline std::int64_t id_of(const domain::Record& r) { return r["id"].get<std::int64_t>(); }
+
+// Text as parts to show, the web addresses, e-mail addresses and
+// international phone numbers ("+351 …" written without spaces) in it as
+// links: [{text, href}], href "" for plain text; white space kept.
+nlohmann::json linkify(std::string_view text);
+
+// What a delete takes with it, one item per kind of row, biggest first in
+// the order a person thinks of them: {"1 application", "12 timeline
+// entries", "2 reminders"} (catalogue keys `gone_<table>_one|_other`).
+std::vector<std::string> gone_items(const Catalogue& c, const std::string& lang,
+                                    const domain::Gone& gone);
+// The same as one phrase: "1 application, 12 timeline entries and 2 reminders".
+std::string gone_words(const Catalogue& c, const std::string& lang, const domain::Gone& gone);
 
 }  // namespace peto::web

@@ -17,6 +17,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_copy_routes(router, site);
   add_export_routes(router, site);
   add_record_routes(router, site);
+  add_trash_routes(router, site);
   add_capture_routes(router, site);
   router.set_error_page(site.error_page());
 }

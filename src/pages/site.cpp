@@ -6,6 +6,7 @@
 #include "core/text.h"
 #include "core/timezone.h"
 #include "core/token.h"
+#include "core/utf8.h"
 #include "http/form.h"
 #include "http/multipart.h"
 #include "net/percent.h"
@@ -91,6 +92,24 @@ void fill_title(nlohmann::json& data, const nlohmann::json& t, const std::string
   if (data.contains("title")) return;
   auto it = t.find("title_" + page);
   data["title"] = it == t.end() ? std::string() : it->get<std::string>();
+}
+
+// The flash a redirect left for this page, as the layout shows it; null
+// when there is none.
+nlohmann::json flash_of(const Request& r) {
+  std::string value = cookie_value(r, kFlashCookie);
+  if (value.empty()) return nullptr;
+  Form f = Form::decode(value);
+  const std::string kind = f.get("k");
+  if (f.get("m").empty() || (kind != "success" && kind != "info" && kind != "error"))
+    return nullptr;
+  nlohmann::json out = {{"kind", kind}, {"message", f.get("m")}};
+  // Only peto's own paths: the cookie is the visitor's to change.
+  if (f.get("u").starts_with('/') && !f.get("u").starts_with("//"))
+    out["undo"] = {{"action", f.get("u")}, {"label", f.get("ul")}};
+  if (f.get("l").starts_with('/') && !f.get("l").starts_with("//"))
+    out["link"] = {{"href", f.get("l")}, {"label", f.get("ll")}};
+  return out;
 }
 
 }  // namespace
@@ -267,7 +286,11 @@ Response Site::render(const Request& r, const Visitor& v, int status, const std:
   data["bell"] = inbox_bell(*deps_.db, catalogue_, v);
   data["bell"]["current"] = r.path == "/inbox";
   fill_title(data, t, page);
-  return Response::html(status, templates_.render_page(page, data, shared_for(v.language)));
+  const bool flashed = r.header("Cookie") != nullptr && !cookie_value(r, kFlashCookie).empty();
+  if (flashed && !data.contains("flash")) data["flash"] = flash_of(r);
+  Response out = Response::html(status, templates_.render_page(page, data, shared_for(v.language)));
+  if (flashed) out.headers.emplace_back("Set-Cookie", cookie(r, kFlashCookie, "", 0));
+  return out;
 }
 
 std::string Site::public_language(const Request& r) const {
@@ -344,6 +367,33 @@ ErrorPage Site::error_page() const {
   };
 }
 
+Response Site::redirect(const Request& r, const std::string& location, const Flash& flash) const {
+  Response out = redirect(location);
+  out.headers.emplace_back("Set-Cookie", flash_cookie(r, flash));
+  return out;
+}
+
+std::string Site::flash_cookie(const Request& r, const Flash& flash) const {
+  std::string value;
+  auto add = [&value](const char* name, const std::string& text) {
+    if (text.empty()) return;
+    value += (value.empty() ? "" : "&") + std::string(name) + "=" + url_encode(text);
+  };
+  add("k", flash.kind);
+  // A browser keeps a cookie of 4 KB at most: a long title is cut.
+  add("m", flash.message.substr(0, utf8_prefix(flash.message, 600)));
+  add("u", flash.undo_action);
+  add("ul", flash.undo_label);
+  add("l", flash.link_href);
+  add("ll", flash.link_label);
+  return cookie(r, kFlashCookie, value, 120);
+}
+
+std::string Site::say(const Visitor& v, const std::string& key,
+                      const std::map<std::string, std::string>& vars) const {
+  return catalogue_.fill(v.language, key, vars);
+}
+
 Response Site::redirect(const std::string& location) {
   Response r;
   r.status = 303;
@@ -362,7 +412,13 @@ nlohmann::json Site::error_texts(const Visitor* v, const Request& r,
   std::string lang = v != nullptr ? v->language : public_language(r);
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [field, message] : errors.by_field) {
-    out[field] = catalogue_.text(lang, message);
+    // A message with values has its own wording, keyed by the first value's
+    // name: error_too_long with {max} reads as error_too_long_max.
+    auto vars = errors.vars.find(field);
+    out[field] =
+        vars == errors.vars.end() || vars->second.empty()
+            ? catalogue_.text(lang, message)
+            : catalogue_.fill(lang, message + "_" + vars->second.begin()->first, vars->second);
   }
   return out;
 }

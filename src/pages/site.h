@@ -55,6 +55,27 @@ struct SiteDeps {
 };
 
 inline constexpr const char* kSessionCookie = "peto_session";
+inline constexpr const char* kFlashCookie = "peto_flash";
+
+// A message for the next page the visitor sees ("Saved.", "Moved to the
+// trash."), carried across the redirect after a POST by a cookie that the
+// next render() shows once and clears. The layout shows it at the top of
+// the page, with a button that undoes the change when there is one.
+struct Flash {
+  std::string kind = "success";  // success | info | error
+  std::string message;           // already in the visitor's language
+  std::string undo_action;       // a POST that undoes the change ("/trash/4/restore"), or ""
+  std::string undo_label;
+  std::string link_href;  // a page that says more ("/trash"), or ""
+  std::string link_label;
+
+  static Flash of(std::string kind, std::string message) {
+    Flash f;
+    f.kind = std::move(kind);
+    f.message = std::move(message);
+    return f;
+  }
+};
 
 class Site {
  public:
@@ -87,6 +108,13 @@ class Site {
   // The error page the router uses (install with router.set_error_page).
   ErrorPage error_page() const;
   static Response redirect(const std::string& location);  // 303 See Other
+  // The same, with `flash` for the page it leads to.
+  Response redirect(const Request& r, const std::string& location, const Flash& flash) const;
+  // The Set-Cookie value that carries `flash` to the next page.
+  std::string flash_cookie(const Request& r, const Flash& flash) const;
+  // The message a visitor's catalogue has for `key`, with "{name}" filled.
+  std::string say(const Visitor& v, const std::string& key,
+                  const std::map<std::string, std::string>& vars = {}) const;
 
   domain::Accounts& accounts() const { return *accounts_; }
   const Catalogue& catalogue() const { return catalogue_; }
@@ -153,6 +181,8 @@ void add_account_routes(Router& router, Site& site);
 void add_token_routes(Router& router, Site& site);
 // /profile/connections (notifier connections) and /inbox (pages/connection_pages.cpp).
 void add_connection_routes(Router& router, Site& site);
+// /trash and its Restore buttons (pages/trash_pages.cpp).
+void add_trash_routes(Router& router, Site& site);
 // /documents: uploads, versions, downloads (pages/document_pages.cpp).
 void add_document_routes(Router& router, Site& site);
 // /profile/export and /profile/import: the person's data as a zip (pages/export_pages.cpp).

@@ -5,6 +5,7 @@
 
 #include "capture/kept_pages.h"
 #include "core/log.h"
+#include "domain/trash.h"
 #include "engine/queue.h"
 #include "media/exports.h"
 #include "notify/outbox.h"
@@ -70,8 +71,11 @@ engine::StepResult Upkeep::run(engine::PassContext& ctx) {
   static constexpr engine::Figure kTempRemoved{"temp_removed", "{n} stale temporary file removed",
                                                "{n} stale temporary files removed"};
   static constexpr engine::Figure kNoticesForgotten{"notices_forgotten"};
-  engine::StepResult result{kReaped,      kArchivesReaped, kPagesExpired,
-                            kInterrupted, kTempRemoved,    kNoticesForgotten};
+  static constexpr engine::Figure kTrashEmptied{"trash_emptied",
+                                                "{n} trash entry older than 30 days emptied",
+                                                "{n} trash entries older than 30 days emptied"};
+  engine::StepResult result{kReaped,      kArchivesReaped,   kPagesExpired, kInterrupted,
+                            kTempRemoved, kNoticesForgotten, kTrashEmptied};
   engine::Queue queue(ctx.db, ctx.clock);
   const Millis now = ctx.clock.now_ms();
   result.add(kInterrupted, queue.fail_interrupted_errands(kErrandTimeout));
@@ -83,6 +87,7 @@ engine::StepResult Upkeep::run(engine::PassContext& ctx) {
              remove_unrecorded_archives(ctx.db, ctx.config.exports_dir(), now, kStrayArchiveAge));
   result.add(kNoticesForgotten,
              notify::Outbox(ctx.clock, ctx.config).forget_old(*ctx.db.acquire()));
+  result.add(kTrashEmptied, domain::Trash(ctx.db, ctx.clock).empty_older_than());
   result.add(kTempRemoved,
              remove_stale_temp_files(ctx.config.data_dir + "/tmp", now, kTempFileAge));
   return result;

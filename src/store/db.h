@@ -103,6 +103,11 @@ class Row {
   std::optional<std::int64_t> opt_int(std::size_t i) const;
   std::string text(std::size_t i) const { return cells_.at(i).as_text(); }
   std::optional<std::string> opt_text(std::size_t i) const;
+  // The name of column `i` ("" when the backend gave none): for code that
+  // copies whole rows (domain/trash.cpp).
+  std::string name_at(std::size_t i) const {
+    return columns_ && i < columns_->size() ? (*columns_)[i] : std::string();
+  }
 
   // The same by column name; an unknown name throws Error.
   const Value& at(std::string_view column) const { return cells_.at(index_of(column)); }

@@ -176,6 +176,27 @@ TEST_P(ConnectionsApiTest, ANewAddressNeedsTheSecretAgain) {
   EXPECT_EQ(full->value("secret", ""), "the-secret-for-the-new-place");
 }
 
+// A given-up notice goes back in line through the API too.
+TEST_P(ConnectionsApiTest, GivenUpNoticesCanBeSentAgain) {
+  ApiClient ana = client(ana_, {"connections:write"});
+  ApiReply made = ana.post(kConnections, webhook_body());
+  ASSERT_EQ(made.status, 201) << made.text;
+  const std::int64_t id = made.body["id"].get<std::int64_t>();
+  notify::Notification n;
+  n.event = "reminder_due";
+  n.title = "Call Zoe back";
+  n.key = "reminder:1";
+  db().query(
+      "INSERT INTO deliveries (owner_id, connection_id, event, key, body, status, attempts,"
+      " created_at) VALUES (?, ?, ?, ?, ?, 'given_up', 8, ?)",
+      {ana_, id, n.event, n.key, notify::payload(n), clock_.now_ms()});
+  ApiReply again = ana.post(one(id) + "/send-again", json::object());
+  ASSERT_EQ(again.status, 200) << again.text;
+  EXPECT_EQ(again.body["queued"], 1);
+  EXPECT_EQ(db().query("SELECT status FROM deliveries")[0].text("status"), "pending");
+  EXPECT_EQ(ana.post(one(id) + "/send-again", json::object()).body["queued"], 0);
+}
+
 TEST_P(ConnectionsApiTest, AnotherAccountsConnectionIsNotFound) {
   ApiClient ben = client(ben_, {"connections:write"});
   ApiReply made = ben.post(kConnections, webhook_body("Ben's"));

@@ -247,6 +247,43 @@ TEST_P(ResourcesApiTest, StatusChangeWritesTheTimeline) {
   EXPECT_EQ(snapshot(), snap);
 }
 
+// A record that others hang on is not deleted by surprise: 409 names what
+// would go; ?cascade=true moves it all to the trash.
+TEST_P(ResourcesApiTest, DeletingARecordWithDependentsNeedsCascade) {
+  ApiClient ana = client(ana_, {"write"});
+  const std::string api = kApi;
+  ApiReply company = ana.post(api + "/companies", {{"name", "Acme"}});
+  ASSERT_EQ(company.status, 201) << company.text;
+  ApiReply listing =
+      ana.post(api + "/listings", {{"role", "SRE"}, {"company_id", company.body["id"]}});
+  ASSERT_EQ(listing.status, 201) << listing.text;
+  const std::string path = api + "/listings/" + listing.body["id"].dump();
+  ApiReply app = ana.post(api + "/applications", {{"listing_id", listing.body["id"]}});
+  ASSERT_EQ(app.status, 201) << app.text;
+  ASSERT_EQ(ana.post(api + "/reminders", {{"title", "Call back"},
+                                          {"due_at", "2027-01-20T09:00:00Z"},
+                                          {"application_id", app.body["id"]}})
+                .status,
+            201);
+
+  ApiReply refused = ana.del(path);
+  ASSERT_TRUE(is_problem(refused, 409)) << refused.text;
+  EXPECT_EQ(refused.body["dependents"]["applications"], 1);
+  EXPECT_EQ(refused.body["dependents"]["reminders"], 1);
+  EXPECT_GE(refused.body["dependents"]["application_events"].get<int>(), 1);
+  EXPECT_NE(refused.body["detail"].get<std::string>().find("1 application"), std::string::npos)
+      << refused.text;
+  EXPECT_EQ(ana.get(path).status, 200) << "nothing deleted";
+  EXPECT_TRUE(is_problem(ana.del(path + "?cascade=maybe"), 422));
+
+  ApiReply gone = ana.del(path + "?cascade=true");
+  EXPECT_EQ(gone.status, 204) << gone.text;
+  EXPECT_TRUE(is_problem(ana.get(path), 404));
+  EXPECT_TRUE(is_problem(ana.get(api + "/applications/" + app.body["id"].dump()), 404));
+  // Nothing hangs on the company now: it goes without asking.
+  EXPECT_EQ(ana.del(api + "/companies/" + company.body["id"].dump()).status, 204);
+}
+
 TEST_P(ResourcesApiTest, ApplicationCreatedWithAStatus) {
   ApiClient ana = client(ana_, {"write"});
   auto ids = seed(ana);

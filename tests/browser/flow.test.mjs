@@ -195,6 +195,15 @@ async function expectStatus(page, label) {
     `data-testid="status" reads "${text}", expected "${label}"`);
 }
 
+// The message the last change left at the top of the page.
+async function expectFlash(page, expected) {
+  const flash = page.getByTestId('flash');
+  assert.ok((await flash.count()) >= 1, `no message (data-testid="flash") on the page; expected "${expected}"`);
+  const text = await textOf(flash.first());
+  if (expected instanceof RegExp) assert.match(text, expected, `the message reads "${text}"`);
+  else assert.ok(text.includes(expected), `the message reads "${text}", expected "${expected}"`);
+}
+
 function utcDateTimeLocal(msFromNow) {
   return new Date(Date.now() + msFromNow).toISOString().slice(0, 16); // YYYY-MM-DDTHH:MM
 }
@@ -213,6 +222,7 @@ async function signIn(flow, s) {
     await fillText(page, 'Password', password);
     await submit(page, page.getByRole('button', { name: 'Sign in', exact: true }));
     assert.equal(new URL(page.url()).pathname, '/', 'sign-in should land on /');
+    if (flow === 'JS on') await expectFlash(page, 'Times are shown in Europe/Berlin');
     await expectH1(page, /^Dashboard$/);
   });
 }
@@ -282,6 +292,7 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
       await submit(page, page.getByRole('button', { name: 'Change status', exact: true }));
       assert.equal(page.url(), applicationUrl, 'the page should reload at the same URL');
       await expectStatus(page, label);
+      await expectFlash(page, 'Saved.');
       const items = page.getByTestId('timeline').locator('li').filter({ hasText: label });
       assert.ok((await items.count()) >= 1,
         `the timeline (data-testid="timeline") has no item containing "${label}"`);
@@ -339,6 +350,36 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
     });
   }
 
+  // Nothing lost by a click: the delete asks and names what goes, the next
+  // page offers Restore, and Restore brings the listing and its application back.
+  await step(flow, 'delete the listing: peto names what goes with it and asks', s, async () => {
+    await visit(page, pathOf(listingUrl));
+    await submit(page, page.getByRole('button', { name: 'Delete', exact: true }));
+    await expectH1(page, `Delete the listing “${data.role}”?`);
+    const gone = await textOf(page.getByTestId('gone'));
+    assert.match(gone, /1 application/, `the list of what goes reads "${gone}"`);
+    assert.match(gone, /timeline entries/, `the list of what goes reads "${gone}"`);
+    if (screenshots) {
+      await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'delete.png'), fullPage: true });
+    }
+  });
+
+  await step(flow, 'confirm: it goes to the trash and the page says so', s, async () => {
+    await submit(page, page.getByRole('button', { name: 'Delete all of it', exact: true }));
+    assert.equal(new URL(page.url()).pathname, '/listings');
+    await expectFlash(page, `Moved the listing “${data.role}” to the trash.`);
+    const gone = await page.request.get(applicationUrl);
+    assert.equal(gone.status(), 404, 'the application went with its listing');
+  });
+
+  await step(flow, 'Restore from the message brings it all back', s, async () => {
+    await submit(page, page.getByTestId('flash').getByRole('button', { name: 'Restore', exact: true }));
+    assert.equal(page.url(), listingUrl, 'Restore leads to the listing again');
+    await expectFlash(page, /^Restored the listing/);
+    await visit(page, pathOf(applicationUrl));
+    await expectStatus(page, data.statuses[data.statuses.length - 1]);
+  });
+
   return { listingUrl, applicationUrl };
 }
 
@@ -365,7 +406,8 @@ async function inContext(flow, options, fn) {
 const created = {};
 
 test('flow with JavaScript on', { timeout: 180_000 }, async () => {
-  const made = await inContext('JS on', {}, (s) => mainFlow('JS on', s, {
+  // The browser is in Berlin: the first sign-in takes its time zone.
+  const made = await inContext('JS on', { timezoneId: 'Europe/Berlin' }, (s) => mainFlow('JS on', s, {
     company: 'Acme Robotics',
     role: 'Site Reliability Engineer',
     listingUrl: 'https://jobs.example.com/acme/sre-1234',
@@ -374,6 +416,14 @@ test('flow with JavaScript on', { timeout: 180_000 }, async () => {
     reminder: 'Follow up with the Acme recruiter',
   }, { screenshots: writeScreenshots }));
   Object.assign(created, made);
+  await inContext('JS on, profile', {}, async (s) => {
+    await signIn('JS on, profile', s);
+    await step('JS on, profile', 'the profile took the browser\'s time zone', s, async () => {
+      await visit(s.page, '/profile');
+      const zone = await (await labelled(s.page, 'Time zone')).inputValue();
+      assert.equal(zone, 'Europe/Berlin', 'the first sign-in should have set the browser\'s zone');
+    });
+  });
 });
 
 test('flow with JavaScript off', { timeout: 180_000 }, async () => {
@@ -387,6 +437,36 @@ test('flow with JavaScript off', { timeout: 180_000 }, async () => {
   }));
   created.listingUrl ??= made.listingUrl;
   created.applicationUrl ??= made.applicationUrl;
+});
+
+// On a phone: a long word (a pasted link, a reference number) wraps instead
+// of widening the page, and Edit and Delete stand on one line, one height.
+test('long words wrap and the record buttons line up at 390 px', { timeout: 60_000 }, async () => {
+  const flow = 'phone width';
+  await inContext(flow, { viewport: { width: 390, height: 844 } }, async (s) => {
+    const { page } = s;
+    await signIn(flow, s);
+    await step(flow, 'save a note with one very long word', s, async () => {
+      await visit(page, '/notes/new');
+      await (await labelled(page, 'Note')).fill(`Reference ${'X'.repeat(160)} and https://jobs.example/${'a'.repeat(120)}`);
+      await submit(page, page.locator('form[action="/notes"] button[type=submit]'));
+      assert.match(new URL(page.url()).pathname, /^\/notes\/\d+$/);
+      await expectFlash(page, 'Saved.');
+    });
+    await step(flow, 'nothing is wider than the screen', s, async () => {
+      const widths = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth,
+      }));
+      assert.ok(widths.page <= widths.screen, `the page is ${widths.page}px wide on a ${widths.screen}px screen`);
+    });
+    await step(flow, 'Edit and Delete line up', s, async () => {
+      const edit = await page.getByRole('link', { name: 'Edit', exact: true }).boundingBox();
+      const del = await page.getByRole('button', { name: 'Delete', exact: true }).boundingBox();
+      assert.ok(edit && del, 'Edit and Delete are both shown');
+      assert.ok(Math.abs(edit.y - del.y) < 1 && Math.abs(edit.height - del.height) < 1,
+        `Edit at y=${edit.y} h=${edit.height}, Delete at y=${del.y} h=${del.height}`);
+    });
+  });
 });
 
 // A NAS or a home server is opened as http://name:port: the session cookie
@@ -538,7 +618,8 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
       '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
-      '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review]) {
+      '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review,
+      '/trash']) {
       if (p) await check(p);
     }
   });

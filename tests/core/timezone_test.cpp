@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace peto {
 namespace {
 
@@ -65,6 +67,23 @@ TEST(TimeZoneTest, ParsesRealDatesOnly) {
                            "26-01-01", "2026/01/01", "", "2026-01-01T00:00"}) {
     EXPECT_EQ(parse_date_utc_ms(junk), std::nullopt) << junk;
   }
+}
+
+// The profile's list, and what people type: a city finds its zone.
+TEST(TimeZone, PlacesFindTheirZone) {
+  const auto& names = time_zone_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "Europe/Berlin"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "UTC"), names.end());
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_TRUE(std::none_of(names.begin(), names.end(),
+                           [](const std::string& n) { return n.starts_with("Etc/"); }));
+  EXPECT_EQ(find_time_zone("Berlin"), "Europe/Berlin");
+  EXPECT_EQ(find_time_zone(" new york "), "America/New_York");
+  EXPECT_EQ(find_time_zone("europe/lisbon"), "Europe/Lisbon");
+  EXPECT_EQ(find_time_zone("Europe/Lisbon"), "Europe/Lisbon");
+  EXPECT_EQ(find_time_zone("Buenos Aires"), "America/Argentina/Buenos_Aires");
+  EXPECT_EQ(find_time_zone("Atlantis"), std::nullopt);
+  EXPECT_EQ(find_time_zone(""), std::nullopt);
 }
 
 }  // namespace

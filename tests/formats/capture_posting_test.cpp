@@ -350,6 +350,28 @@ TEST(CapturePosting, BrokenJsonInOneScriptDoesNotStopTheNext) {
   EXPECT_EQ(p->posting.url, "https://jobs.example/w");
 }
 
+// What people copy from a posting in the browser and paste: text, no markup.
+TEST(CapturePosting, PastedPlainTextIsReadLineByLine) {
+  const std::string text =
+      "\n  Senior Backend Engineer  \r\n"
+      "Company: Acme & Sons\n"
+      "Location: Berlin, Germany\n"
+      "Salary: €60,000 – €70,000 a year\n"
+      "\n"
+      "Application deadline: 2027-03-01\n"
+      "About the role: you build <the> APIs.\n";
+  auto p = parse_posting(text, "https://jobs.example/b-1");
+  ASSERT_TRUE(p) << "pasted text reads as a posting";
+  EXPECT_EQ(p->parser, "text");
+  EXPECT_EQ(p->posting.role, "Senior Backend Engineer");
+  EXPECT_EQ(p->posting.company, "Acme & Sons");
+  EXPECT_EQ(p->posting.location, "Berlin, Germany");
+  EXPECT_EQ(p->posting.closes_on, "2027-03-01");
+  EXPECT_EQ(p->posting.salary_min, 60000);
+  EXPECT_EQ(p->posting.salary_max, 70000);
+  EXPECT_NE(p->posting.description.find("About the role"), std::string::npos);
+}
+
 // --- hostile input --------------------------------------------------------------
 
 class CaptureHostile : public ::testing::Test {

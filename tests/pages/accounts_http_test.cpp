@@ -18,6 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using peto::testing::ClientResponse;
+using peto::testing::cookie_of;
 using peto::testing::form_body;
 using peto::testing::FormFields;
 using peto::testing::http_request;
@@ -64,6 +65,16 @@ class AccountsHttpTest : public peto::testing::SiteTest {
     return post("/signin", f, cookie);
   }
 };
+
+// The one script a page may load: peto's own file, no inline code.
+constexpr const char* kScriptTag = "<script src=\"/static/peto.js\" defer></script>";
+
+std::size_t count_of(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1))
+    ++n;
+  return n;
+}
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
@@ -419,6 +430,36 @@ TEST_P(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
   EXPECT_TRUE(contains(french.body, "Se déconnecter"));
 }
 
+// Until a person chooses a time zone, the first sign-in takes the browser's
+// (the script puts it in the form) and says so; a typed city finds its zone.
+TEST_P(AccountsHttpTest, TheTimeZoneComesFromTheBrowserUntilOneIsChosen) {
+  const auto ana = make("ana@example.com");
+  auto first =
+      post("/signin",
+           {{"email", "ana@example.com"}, {"password", kPassword}, {"time_zone", "Europe/Berlin"}});
+  ASSERT_EQ(first.status, 303);
+  EXPECT_EQ(accounts().find(ana.id)->time_zone, "Europe/Berlin");
+  EXPECT_TRUE(contains(cookie_of(first, "peto_flash"), "Europe/Berlin"))
+      << "the next page says where the time zone came from";
+  auto elsewhere = post(
+      "/signin",
+      {{"email", "ana@example.com"}, {"password", kPassword}, {"time_zone", "America/New_York"}});
+  ASSERT_EQ(elsewhere.status, 303);
+  EXPECT_EQ(accounts().find(ana.id)->time_zone, "Europe/Berlin") << "set once, then it is theirs";
+  EXPECT_TRUE(cookie_of(elsewhere, "peto_flash").empty());
+
+  SignedInClient client = SignedInClient::with_session(port(), accounts(), "ana@example.com");
+  auto page = client.get("/profile");
+  EXPECT_TRUE(contains(page.body, "<select id=\"time_zone\" name=\"time_zone\""));
+  EXPECT_TRUE(contains(page.body, "<option value=\"Europe/Berlin\" selected>Berlin</option>"));
+  auto typed = client.post_form("/profile", {{"language", ""},
+                                             {"time_zone", "lisbon"},
+                                             {"quiet_after_days", "21"},
+                                             {"closing_notice_days", "3"}});
+  EXPECT_EQ(typed.status, 303) << typed.body;
+  EXPECT_EQ(accounts().find(ana.id)->time_zone, "Europe/Lisbon");
+}
+
 TEST_P(AccountsHttpTest, ChangesThePassword) {
   SignedInClient ana(port(), accounts(), "ana@example.com");
   auto wrong = ana.post_form("/profile/password", {{"current", "not the password"},
@@ -581,7 +622,7 @@ TEST_P(AccountsHttpTest, SecurityHeadersOnEveryPage) {
         << r.status;
     EXPECT_EQ(r.header("X-Content-Type-Options"), "nosniff");
     EXPECT_FALSE(r.header("Referrer-Policy").empty());
-    EXPECT_FALSE(contains(r.body, "<script"));
+    EXPECT_EQ(count_of(r.body, "<script"), count_of(r.body, kScriptTag)) << "no inline script";
     EXPECT_FALSE(contains(r.body, "style="));
   }
   // The 404 of a signed-in person keeps the navigation and sign-out form.

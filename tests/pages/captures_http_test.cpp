@@ -84,6 +84,15 @@ TEST_P(CapturesHttpTest, PasteReviewCorrectAndSave) {
                                        {{"role", "X"}, {"company", "Y"}});
   EXPECT_EQ(again.status, 422);
   EXPECT_EQ(count("listings"), 1);
+
+  // The same page saved again says so, and leads to the listing it became.
+  const std::int64_t later =
+      id_in(ana.post_form("/captures", {{"url", "https://jobs.example/de-1"}, {"html", kPage}}));
+  ClientResponse seen = ana.get("/captures/" + std::to_string(later));
+  EXPECT_NE(seen.body.find("You saved this page before."), std::string::npos);
+  EXPECT_NE(seen.body.find("href=\"/listings/" + std::to_string(listing_id) + "\""),
+            std::string::npos)
+      << seen.body;
 }
 
 TEST_P(CapturesHttpTest, TheBookmarkletOpensThePageWithTheLinkFilledIn) {
@@ -161,6 +170,24 @@ TEST_P(CapturesHttpTest, ADiscardedPageIsRecognisedAndOthersCannotTouchIt) {
       "/captures", {{"url", "https://www.jobs.example/de-1?utm_source=x"}, {"html", kPage}}));
   ClientResponse seen = ana.get("/captures/" + std::to_string(second));
   EXPECT_NE(seen.body.find("You saved this page before."), std::string::npos);
+}
+
+// Text copied from a posting and pasted is read; a page nothing could be
+// read from says so on the review page.
+TEST_P(CapturesHttpTest, PastedTextIsReadAndNothingReadIsSaid) {
+  SignedInClient ana = person("ana@example.com");
+  const std::int64_t text = id_in(ana.post_form(
+      "/captures", {{"url", "https://jobs.example/t-1"},
+                    {"html", "Backend Engineer\nCompany: Acme\nLocation: Berlin\n"}}));
+  ClientResponse read = ana.get("/captures/" + std::to_string(text));
+  EXPECT_NE(read.body.find("value=\"Backend Engineer\""), std::string::npos) << read.body;
+  EXPECT_NE(read.body.find("value=\"Acme\""), std::string::npos);
+  EXPECT_EQ(read.body.find("data-testid=\"nothing-read\""), std::string::npos);
+
+  const std::int64_t nothing = id_in(ana.post_form(
+      "/captures", {{"url", "https://jobs.example/t-2"}, {"html", "<p>cookies</p>"}}));
+  ClientResponse empty = ana.get("/captures/" + std::to_string(nothing));
+  EXPECT_NE(empty.body.find("data-testid=\"nothing-read\""), std::string::npos) << empty.body;
 }
 
 TEST_P(CapturesHttpTest, ThirtyCapturesAnHour) {

@@ -271,6 +271,36 @@ TEST_P(ConnectionsHttpTest, AnotherAccountsConnectionIsTheNotFoundPage) {
   EXPECT_FALSE(contains(ana_->get("/profile/connections").body, "hooks.example/ben"));
 }
 
+// A notice given up (one run of `peto schedule` refused a private address,
+// say) can be sent again from its connection's page.
+TEST_P(ConnectionsHttpTest, GivenUpNoticesCanBeSentAgain) {
+  std::int64_t id = webhook(ana_->account().id);
+  notify::Notification n;
+  n.event = "reminder_due";
+  n.title = "Call Zoe back";
+  n.key = "reminder:1";
+  db().query(
+      "INSERT INTO deliveries (owner_id, connection_id, event, key, body, status, attempts,"
+      " last_attempt_at, last_error, created_at) VALUES (?, ?, ?, ?, ?, 'given_up', 8, ?, ?, ?)",
+      {ana_->account().id, id, n.event, n.key, notify::payload(n), clock_.now_ms(),
+       "the destination is a private address", clock_.now_ms()});
+  auto page = ana_->get(path(id));
+  ASSERT_EQ(page.status, 200);
+  EXPECT_TRUE(contains(page.body, "data-testid=\"given-up\"")) << page.body;
+  EXPECT_TRUE(contains(page.body, "Call Zoe back"));
+  EXPECT_TRUE(contains(page.body, "the destination is a private address"));
+
+  EXPECT_EQ(ben_->post_form(path(id, "/send-again"), {}).status, 404);
+  auto again = ana_->post_form(path(id, "/send-again"), {});
+  ASSERT_EQ(again.status, 303);
+  EXPECT_EQ(again.header("Location"), path(id));
+  auto row = db().query("SELECT status, attempts, next_attempt_at FROM deliveries")[0];
+  EXPECT_EQ(row.text("status"), "pending");
+  EXPECT_EQ(row.int_at("attempts"), 0);
+  EXPECT_EQ(row.int_at("next_attempt_at"), clock_.now_ms());
+  EXPECT_FALSE(contains(ana_->get(path(id)).body, "data-testid=\"given-up\""));
+}
+
 TEST_P(ConnectionsHttpTest, DeleteRemovesTheConnection) {
   std::int64_t id = webhook(ana_->account().id);
   auto gone = ana_->post_form(path(id, "/delete"), {});

@@ -72,6 +72,26 @@ class RecordsHttpTest : public peto::testing::SiteTest {
     return ids;
   }
 
+  // The href of a list page's rel="next" link, "" when it has none.
+  static std::string next_link(const std::string& body) {
+    auto next = body.find("rel=\"next\"");
+    if (next == std::string::npos) return "";
+    auto href = body.rfind("href=\"", next);
+    std::string link = body.substr(href + 6, body.find('"', href + 6) - href - 6);
+    // &amp; in the attribute stands for &.
+    for (auto amp = link.find("&amp;"); amp != std::string::npos; amp = link.find("&amp;"))
+      link.replace(amp, 5, "&");
+    return link;
+  }
+
+  // A company of `owner` with nothing on it, for the trash.
+  std::int64_t one_of_each_extra(std::int64_t owner) {
+    domain::Input in;
+    in.values = {{"name", "Gone"}};
+    return std::get<domain::Record>(records_->create(owner, domain::kind("companies"), in))["id"]
+        .get<std::int64_t>();
+  }
+
   std::unique_ptr<domain::Records> records_;
 };
 
@@ -106,12 +126,15 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
       {"/profile/connections/{id}/test", connection_id},
       {"/profile/connections/{id}/sync", connection_id},
       {"/profile/connections/{id}/delete", connection_id},
+      {"/profile/connections/{id}/send-again", connection_id},
       {"/documents/{id}", document_id},
       {"/documents/{id}/file", document_id},
       {"/documents/{id}/versions", document_id},
       {"/documents/{id}/delete", document_id},
       {"/documents/{id}/copies/{copy_id}/send", document_id},
-      {"/profile/export/{id}/download", archive_id}};
+      {"/profile/export/{id}/download", archive_id},
+      {"/trash/{id}/restore", *records_->remove(ana.account().id, domain::kind("companies"),
+                                                one_of_each_extra(ana.account().id))}};
 
   int checked = 0;
   for (const Route& route : router_.routes()) {
@@ -337,6 +360,8 @@ TEST_P(RecordsHttpTest, IAppliedYesterdayAndADraftAreBothOffered) {
       {{"status", "applied"}, {"applied_on", local_date(clock_.now_ms() + day, "UTC")}});
   EXPECT_EQ(future.status, 422);
   EXPECT_NE(future.body.find("in the future"), std::string::npos);
+  EXPECT_NE(future.body.find("id=\"applied-on-error\""), std::string::npos)
+      << "said by the date field, on the listing's page";
   EXPECT_EQ(count("applications"), 0) << "nothing half-made";
 
   auto applied = ana.post_form(sent + "/apply", {{"status", "applied"}, {"applied_on", yesterday}});
@@ -413,18 +438,125 @@ TEST_P(RecordsHttpTest, ListsArePaginated) {
   }
   auto first = ana.get("/companies");
   ASSERT_EQ(first.status, 200);
-  auto next = first.body.find("rel=\"next\"");
-  ASSERT_NE(next, std::string::npos);
-  auto href = first.body.rfind("href=\"", next);
-  std::string link = first.body.substr(href + 6, first.body.find('"', href + 6) - href - 6);
-  // &amp; in the attribute stands for &.
-  for (auto amp = link.find("&amp;"); amp != std::string::npos; amp = link.find("&amp;"))
-    link.replace(amp, 5, "&");
+  const std::string link = next_link(first.body);
+  ASSERT_FALSE(link.empty());
   auto second = ana.get(link);
   ASSERT_EQ(second.status, 200);
   EXPECT_NE(second.body.find(">Company 0<"), std::string::npos);
   EXPECT_EQ(first.body.find(">Company 0<"), std::string::npos);
   EXPECT_EQ(second.body.find("rel=\"next\""), std::string::npos);
+}
+
+// A field over its limit says the limit, and every field says its own
+// problem at once.
+TEST_P(RecordsHttpTest, ATooLongFieldSaysItsLimit) {
+  SignedInClient ana = person("ana@example.com");
+  auto r = ana.post_form("/companies", {{"name", std::string(201, 'a')},
+                                        {"website", "not a url"},
+                                        {"location", std::string(201, 'b')}});
+  EXPECT_EQ(r.status, 422);
+  EXPECT_NE(r.body.find("This is too long: keep it to 200 characters."), std::string::npos);
+  for (const char* field : {"name", "website", "location"})
+    EXPECT_NE(r.body.find("id=\"f-" + std::string(field) + "-error\""), std::string::npos) << field;
+  EXPECT_NE(r.body.find("maxlength=\"200\""), std::string::npos);
+  EXPECT_EQ(count("companies"), 0);
+}
+
+// Tables name what a record points to and do not repeat its title; the
+// applications table has a Company column; a record page names its contact.
+TEST_P(RecordsHttpTest, TablesAndPagesShowNamesWhereIdsWere) {
+  SignedInClient ana = person("ana@example.com");
+  auto ids = one_of_each(ana.account().id);
+  domain::Input in;
+  in.partial = true;
+  in.values = {{"contact_id", std::to_string(ids["contacts"])}};
+  ASSERT_TRUE(std::holds_alternative<domain::Record>(
+      records_->update(ana.account().id, domain::kind("applications"), ids["applications"], in)));
+
+  auto companies = ana.get("/companies?view=table");
+  EXPECT_NE(companies.body.find("<th scope=\"col\">Name</th>"), std::string::npos);
+  EXPECT_EQ(companies.body.find("<th scope=\"col\">Name</th><th scope=\"col\">Name</th>"),
+            std::string::npos)
+      << "the title is not a column twice";
+  auto apps = ana.get("/applications?view=table");
+  EXPECT_NE(apps.body.find("<th scope=\"col\">Company</th>"), std::string::npos) << apps.body;
+  EXPECT_NE(apps.body.find("href=\"/companies/" + std::to_string(ids["companies"]) + "\">Acme<"),
+            std::string::npos);
+  auto app = ana.get("/applications/" + std::to_string(ids["applications"]));
+  EXPECT_NE(app.body.find(">Zoe</a>"), std::string::npos) << "the main contact by name";
+  auto notes = ana.get("/notes");
+  EXPECT_NE(notes.body.find(">Engineer</a>"), std::string::npos) << "a note names its application";
+  EXPECT_EQ(notes.body.find(">#"), std::string::npos);
+}
+
+// Outstanding reminders come soonest first, the overdue ones marked, and
+// the next page goes on in that order.
+TEST_P(RecordsHttpTest, RemindersComeSoonestFirstWithTheOverdueMarked) {
+  SignedInClient ana = person("ana@example.com");
+  auto remind = [&](const std::string& title, const std::string& due) {
+    domain::Input in;
+    in.values = {{"title", title}, {"due_at", due}};
+    ASSERT_TRUE(std::holds_alternative<domain::Record>(
+        records_->create(ana.account().id, domain::kind("reminders"), in)));
+  };
+  remind("Later", "2027-03-01T09:00");
+  remind("Call Zoe", "2027-01-10T09:00");
+  remind("Soon", "2027-01-16T09:00");
+  auto page = ana.get("/reminders");
+  ASSERT_EQ(page.status, 200);
+  auto overdue = page.body.find(">Call Zoe</a>");
+  auto soon = page.body.find(">Soon</a>");
+  auto later = page.body.find(">Later</a>");
+  ASSERT_NE(overdue, std::string::npos);
+  EXPECT_LT(overdue, soon);
+  EXPECT_LT(soon, later);
+  EXPECT_NE(page.body.find("badge--overdue", overdue), std::string::npos);
+  EXPECT_LT(page.body.find("badge--overdue", overdue), soon) << "only the overdue one is marked";
+  EXPECT_EQ(page.body.find("badge--overdue", soon), std::string::npos);
+
+  for (int i = 0; i < 50; ++i) remind("Filler " + std::to_string(i), "2027-02-01T09:00");
+  auto first = ana.get("/reminders");
+  EXPECT_EQ(first.body.find(">Later</a>"), std::string::npos) << "the latest is on the next page";
+  const std::string link = next_link(first.body);
+  ASSERT_FALSE(link.empty());
+  auto second = ana.get(link);
+  EXPECT_NE(second.body.find(">Later</a>"), std::string::npos) << link;
+  EXPECT_EQ(second.body.find(">Call Zoe</a>"), std::string::npos);
+}
+
+// Cancel on a form opened from another page goes back there.
+TEST_P(RecordsHttpTest, CancelGoesBackWhereTheFormWasOpened) {
+  SignedInClient ana = person("ana@example.com");
+  auto ids = one_of_each(ana.account().id);
+  const std::string app = "/applications/" + std::to_string(ids["applications"]);
+  auto form = ana.get("/interviews/new?application_id=" + std::to_string(ids["applications"]) +
+                      "&return_to=" + app);
+  ASSERT_EQ(form.status, 200);
+  EXPECT_NE(form.body.find("href=\"" + app + "\">Cancel<"), std::string::npos) << form.body;
+  auto plain = ana.get("/interviews/new");
+  EXPECT_NE(plain.body.find("href=\"/interviews\">Cancel<"), std::string::npos);
+}
+
+// Web addresses, e-mail addresses and phone numbers open in what handles them.
+TEST_P(RecordsHttpTest, AddressesAndNumbersAreLinks) {
+  SignedInClient ana = person("ana@example.com");
+  auto note = ana.post_form(
+      "/notes",
+      {{"body", "See https://jobs.example/x-1. Mail zoe@acme.example,\ncall +351912345678!"}});
+  ASSERT_EQ(note.status, 303);
+  auto page = ana.get(note.header("Location"));
+  EXPECT_NE(page.body.find("<a href=\"https://jobs.example/x-1\" rel=\"noopener noreferrer "
+                           "nofollow\">https://jobs.example/x-1</a>. Mail"),
+            std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("href=\"mailto:zoe@acme.example\""), std::string::npos);
+  EXPECT_NE(page.body.find("href=\"tel:+351912345678\""), std::string::npos);
+  auto contact = ana.post_form(
+      "/contacts", {{"name", "Zoe"}, {"email", "zoe@acme.example"}, {"phone", "+351 912 345 678"}});
+  ASSERT_EQ(contact.status, 303);
+  auto shown = ana.get(contact.header("Location"));
+  EXPECT_NE(shown.body.find("href=\"mailto:zoe@acme.example\""), std::string::npos);
+  EXPECT_NE(shown.body.find("href=\"tel:+351912345678\""), std::string::npos);
 }
 
 PETO_BOTH_BACKENDS(RecordsHttpTest);

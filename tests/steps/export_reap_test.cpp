@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "domain/accounts.h"
+#include "domain/records.h"
+#include "domain/trash.h"
 #include "media/exports.h"
 #include "steps/upkeep.h"
 #include "tests/support/engine_fixture.h"
@@ -107,6 +109,32 @@ TEST_P(ExportReapTest, UpkeepRemovesOldArchivesNoRowNames) {
   EXPECT_FALSE(fs::exists(exports / "1-unrecorded.zip"));
   EXPECT_TRUE(fs::exists(exports / "1-recorded.zip"));
   EXPECT_TRUE(fs::exists(exports / "1-young.zip"));
+}
+
+// The trash keeps a deleted record 30 days; the upkeep pass after that empties
+// it and says so.
+TEST_P(ExportReapTest, UpkeepEmptiesTheTrashAfterThirtyDays) {
+  domain::set_password_cost(domain::PasswordCost::test);
+  auto made =
+      domain::Accounts(db(), clock_).create("ana@example.com", "correct horse battery", false);
+  const std::int64_t ana = std::get<domain::Account>(made).id;
+  domain::Records records(db(), clock_);
+  domain::Input in;
+  in.values = {{"name", "Acme"}};
+  auto acme = std::get<domain::Record>(records.create(ana, domain::kind("companies"), in));
+  ASSERT_TRUE(records.remove(ana, domain::kind("companies"), acme["id"].get<std::int64_t>()));
+
+  engine::Scheduler::Options o;
+  o.heartbeat_path = (dir() / "hb").string();
+  engine::Scheduler s(db(), clock_, config_, o,
+                      testing::step_list(std::make_unique<steps::Upkeep>()));
+  clock_.advance(std::chrono::hours(24 * 29));
+  EXPECT_TRUE(s.run_pass().summary_lines().empty());
+  EXPECT_EQ(domain::Trash(db(), clock_).list(ana).size(), 1u);
+  clock_.advance(std::chrono::hours(24 * 2));
+  EXPECT_EQ(s.run_pass().summary_lines(),
+            std::vector<std::string>{"1 trash entry older than 30 days emptied"});
+  EXPECT_TRUE(domain::Trash(db(), clock_).list(ana).empty());
 }
 
 PETO_BOTH_BACKENDS(ExportReapTest);

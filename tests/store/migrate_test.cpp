@@ -133,7 +133,10 @@ TEST_P(MigrateTest, TablesRebuiltForIdsNeverReusedKeepTheirRowsAndLinks) {
   };
   const std::int64_t indexes_before = indexes();
 
-  auto applied = store::Migrator(db(), app::migrations()).apply();
+  // Up to this migration: the later ones add tables of their own.
+  auto up_to_14 = app::migrations();
+  std::erase_if(up_to_14, [](const store::Migration& m) { return m.version > 14; });
+  auto applied = store::Migrator(db(), up_to_14).apply();
   ASSERT_TRUE(applied) << applied.status().message();
   EXPECT_EQ(*applied, 1);
   EXPECT_EQ(indexes(), indexes_before);
