@@ -383,6 +383,14 @@ std::int64_t Trash::empty_older_than(std::chrono::milliseconds keep) {
       .affected;
 }
 
+std::vector<std::string> Trash::links() {
+  std::vector<std::string> out;
+  for (const Kind& k : kinds())
+    for (const Link& l : links_to(k.name))
+      out.push_back(std::string(l.table) + "." + l.column + " -> " + k.name);
+  return out;
+}
+
 std::vector<store::Migration> Trash::migrations() {
   auto table = [](const std::string& id_column) {
     return "CREATE TABLE trash (id " + id_column +

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "domain/applications.h"
 #include "tests/support/domain_fixture.h"
 
@@ -191,6 +193,27 @@ TEST_P(TrashTest, TheUpkeepEmptiesEntriesAfterThirtyDays) {
   auto left = trash_->list(owner_);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].title, "Newer");
+}
+
+// Every foreign key that points at a record is one the trash follows: a
+// table added later that hangs on a record must say what a delete does to it.
+TEST_P(TrashTest, EveryLinkToARecordIsOneTheTrashFollows) {
+  if (postgres()) GTEST_SKIP() << "the schema is the same; SQLite lists it simply";
+  const auto known = Trash::links();
+  int seen = 0;
+  for (const auto& table : db().query("SELECT name FROM sqlite_master WHERE type = 'table'")) {
+    for (const auto& fk :
+         db().query("SELECT \"table\" AS parent, \"from\" AS child FROM pragma_foreign_key_list(?)",
+                    {table.text("name")})) {
+      const std::string parent = fk.text("parent");
+      if (find_kind(parent) == nullptr) continue;  // users, uploads, connections…
+      const std::string link = table.text("name") + "." + fk.text("child") + " -> " + parent;
+      EXPECT_NE(std::find(known.begin(), known.end(), link), known.end())
+          << link << " is not followed by the trash (domain/trash.cpp, links_to)";
+      ++seen;
+    }
+  }
+  EXPECT_GE(seen, 15);
 }
 
 PETO_BOTH_BACKENDS(TrashTest);
