@@ -285,14 +285,15 @@ Written Applications::set_done(std::int64_t owner, std::int64_t reminder_id, boo
 }
 
 Written Applications::set_done_in(store::Conn& conn, std::int64_t owner, std::int64_t reminder_id,
-                                  bool done) {
+                                  bool done, std::optional<std::int64_t> at) {
   std::int64_t now = records_.clock().now_ms();
-  auto r = conn.query(
-      done ? "UPDATE reminders SET done_at = COALESCE(done_at, ?), updated_at = ?"
-             " WHERE id = ? AND owner_id = ?"
-           : "UPDATE reminders SET done_at = NULL, notified_at = NULL, updated_at = ?"
-             " WHERE id = ? AND owner_id = ?",
-      done ? store::Params{now, now, reminder_id, owner} : store::Params{now, reminder_id, owner});
+  auto r =
+      conn.query(done ? "UPDATE reminders SET done_at = COALESCE(done_at, ?), updated_at = ?"
+                        " WHERE id = ? AND owner_id = ?"
+                      : "UPDATE reminders SET done_at = NULL, notified_at = NULL, updated_at = ?"
+                        " WHERE id = ? AND owner_id = ?",
+                 done ? store::Params{at.value_or(now), now, reminder_id, owner}
+                      : store::Params{now, reminder_id, owner});
   if (r.affected == 0) return NotFound{};
   return *records_.get_in(conn, owner, kind("reminders"), reminder_id);
 }

@@ -105,7 +105,9 @@ class Applications {
                                                            std::int64_t id, const NewEvent& event);
   Written set_outcome_in(store::Conn& conn, std::int64_t owner, std::int64_t interview_id,
                          const std::string& outcome);
-  Written set_done_in(store::Conn& conn, std::int64_t owner, std::int64_t reminder_id, bool done);
+  // `at`: when it was done, if another app says (a task's COMPLETED); else now.
+  Written set_done_in(store::Conn& conn, std::int64_t owner, std::int64_t reminder_id, bool done,
+                      std::optional<std::int64_t> at = std::nullopt);
   std::optional<std::vector<Record>> timeline_in(store::Conn& conn, std::int64_t owner,
                                                  std::int64_t id);
   std::vector<Record> tags_of_in(store::Conn& conn, std::int64_t owner, std::int64_t id);

@@ -447,11 +447,26 @@ std::variant<CalItem, std::string> read_calendar(std::string_view text, const st
   return item;
 }
 
+// A vCard's N (family;given;additional;prefix;suffix) from a name as it is
+// written: "Ada King Lovelace" is Lovelace;Ada;King;; so that an address
+// book sorting by family name finds it under L. One word is a given name.
+std::string structured_name(std::string_view name) {
+  std::vector<std::string> words;
+  for (std::string_view w : text::split(text::trim(name), ' '))
+    if (!w.empty()) words.emplace_back(w);
+  if (words.empty()) return ";;;;";
+  if (words.size() == 1) return ";" + escape(words[0]) + ";;;";
+  std::string middle;
+  for (std::size_t i = 1; i + 1 < words.size(); ++i)
+    middle += (middle.empty() ? "" : " ") + words[i];
+  return escape(words.back()) + ";" + escape(words.front()) + ";" + escape(middle) + ";;";
+}
+
 std::string write_card(const Card& card) {
   std::string out = "BEGIN:VCARD\r\nVERSION:3.0\r\nPRODID:-//peto//contacts//EN\r\n";
   out += fold("UID:" + escape(card.uid));
   out += fold("FN:" + escape(card.name));
-  out += fold("N:" + escape(card.name) + ";;;;");
+  out += fold("N:" + structured_name(card.name));
   text_line(out, "EMAIL;TYPE=INTERNET", card.email);
   text_line(out, "TEL", card.phone);
   text_line(out, "TITLE", card.role);
@@ -470,7 +485,9 @@ std::variant<Card, std::string> read_card(std::string_view text) {
   card.name = trimmed(text_of(c, "FN"));
   if (card.name.empty()) {
     if (const Property* n = c.get("N"))
-      card.name = trimmed(trimmed(part(n->value, 1)) + " " + trimmed(part(n->value, 0)));
+      for (int i : {1, 2, 0})  // given, additional, family
+        if (std::string word = trimmed(part(n->value, i)); !word.empty())
+          card.name += (card.name.empty() ? "" : " ") + word;
   }
   card.email = trimmed(preferred(c, "EMAIL"));
   if (card.email.rfind("mailto:", 0) == 0) card.email.erase(0, 7);

@@ -150,6 +150,11 @@ Side reminders_side(SyncContext& ctx) {
     if (auto* why = std::get_if<std::string>(&read)) return *why;
     json values = domain::reminder_values(std::get<formats::CalItem>(read));
     const bool done = values.contains("done_at") && !values["done_at"].is_null();
+    // When the app says it was done (COMPLETED), not when peto heard of it.
+    const std::optional<std::int64_t> done_at =
+        done && values["done_at"].is_number_integer()
+            ? std::optional<std::int64_t>(values["done_at"].get<std::int64_t>())
+            : std::nullopt;
     values.erase("done_at");
     // DUE is written in whole seconds: the same second is no change (a
     // changed due time also clears the reminder's announcement).
@@ -167,7 +172,8 @@ Side reminders_side(SyncContext& ctx) {
     // clears its announcement, which must not happen on every pull.
     if (r == nullptr || (*r)["done_at"].is_null() != done) return a;
     domain::Applications apps(records);
-    return written(apps.set_done_in(conn, ctx.owner_id, (*r)["id"].get<std::int64_t>(), done));
+    return written(
+        apps.set_done_in(conn, ctx.owner_id, (*r)["id"].get<std::int64_t>(), done, done_at));
   };
   made_and_changed_by(s, write);
   s.remove = deleter(ctx, s.record_kind);

@@ -676,5 +676,26 @@ TEST(Cards, MergeIntoWhatCannotBeReadIsOurs) {
   EXPECT_EQ(merge_member(kServerCard, "junk"), "junk");
 }
 
+// N holds the name in its parts, so an address book sorts by family name;
+// FN keeps the name as written, and a card with N alone reads whole.
+TEST(Cards, TheStructuredNameSplitsGivenAndFamily) {
+  auto n_of = [](const std::string& name) {
+    Card card;
+    card.uid = "u";
+    card.name = name;
+    std::string text = write_card(card);
+    auto at = text.find("\r\nN:") + 4;
+    return text.substr(at, text.find("\r\n", at) - at);
+  };
+  EXPECT_EQ(n_of("Ada Lovelace"), "Lovelace;Ada;;;");
+  EXPECT_EQ(n_of("  Ada  King   Lovelace "), "Lovelace;Ada;King;;");
+  EXPECT_EQ(n_of("Zoe"), ";Zoe;;;");
+  EXPECT_EQ(n_of("Ana; Jr"), "Jr;Ana\\;;;;");
+  EXPECT_EQ(card_ok("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nN:Lovelace;Ada;King;;\r\n"
+                    "END:VCARD\r\n")
+                .name,
+            "Ada King Lovelace");
+}
+
 }  // namespace
 }  // namespace peto::formats

@@ -266,6 +266,24 @@ TEST_P(SyncTest, CalendarCreatesChangesAndDeletionsConvergeOnBothSides) {
   EXPECT_TRUE(run_now(id).counts.empty());
 }
 
+// A task done in the calendar app keeps the app's completion time, not the
+// time peto heard of it.
+TEST_P(SyncTest, ATaskDoneThereKeepsItsCompletionTime) {
+  DavServer dav;
+  dav.expect_basic("ada", "s3cr3t");
+  auto id = connect("caldav", dav.url(kCal));
+  dav.put_member(std::string(kCal) + "task-1.ics",
+                 vtodo("task-1", "Send portfolio", "20270105T090000Z"));
+  EXPECT_EQ(run_now(id).error, "");
+  std::string done = vtodo("task-1", "Send portfolio", "20270105T090000Z");
+  done.insert(done.find("END:VTODO"), "STATUS:COMPLETED\r\nCOMPLETED:20270110T080000Z\r\n");
+  dav.put_member(std::string(kCal) + "task-1.ics", done);
+  EXPECT_EQ(run_now(id).error, "");
+  auto reminders = all("reminders");
+  ASSERT_EQ(reminders.size(), 1u);
+  EXPECT_EQ(reminders[0]["done_at"], 1799568000000) << "2027-01-10T08:00:00Z, as the app said";
+}
+
 TEST_P(SyncTest, ContactsGoBothWaysAndDeletionsCrossOver) {
   DavServer dav;
   dav.expect_basic("ada", "s3cr3t");
