@@ -45,10 +45,20 @@ soak: build
 
 # The unit, store, engine, web and API tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the browser and the simulation run in `make test`).
+# Each test is a process of its own, so ASan's start-up and its quarantine are
+# paid a thousand times: a 32 MB quarantine (256 MB by default) still holds
+# what a test freed recently, and stops every allocation from touching fresh
+# pages; it made a one-test process a third faster.
+ASAN_TEST_OPTIONS ?= quarantine_size_mb=32
+
+# Line tables only (-g1): a report still names every frame's file and line,
+# and the build takes a fifth less time than with full debug information.
 asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPETO_SANITIZE=ON -DPETO_BENCH=OFF
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+	  -DPETO_SANITIZE=ON -DPETO_BENCH=OFF
 	cmake --build $(ASAN_BUILD) -j$(JOBS) --target tests peto
-	scripts/with-postgres ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -LE 'sim|browser'
+	ASAN_OPTIONS=$(ASAN_TEST_OPTIONS) scripts/with-postgres ctest --test-dir $(ASAN_BUILD) \
+	  --output-on-failure -j$(CTEST_JOBS) -LE 'sim|browser'
 
 bench: build
 	scripts/with-postgres bench/run
@@ -60,17 +70,19 @@ format-check:
 	clang-format --dry-run -Werror $$(git ls-files '*.cpp' '*.h')
 
 # clang-tidy over src/ with the checks of .clang-tidy (every warning an error),
-# on the compile commands of $(BUILD), configured here so that a new file is
-# in them; nothing is compiled. clang-tidy 16: Debian 12's default clang-tidy
-# 14 cannot parse peto's C++20.
+# on the compile commands of $(TIDY_BUILD): configured here, without the
+# precompiled header, so that a new file is in them and a missing include
+# fails; nothing is compiled. clang-tidy 16: Debian 12's default clang-tidy 14
+# cannot parse peto's C++20.
+TIDY_BUILD ?= build-tidy
 TIDY_JOBS ?= $(JOBS)
 
 tidy: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	run-clang-tidy-16 -clang-tidy-binary clang-tidy-16 -p $(BUILD) -j$(TIDY_JOBS) -quiet '^$(CURDIR)/src/'
+	cmake -S . -B $(TIDY_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPETO_PCH=OFF -DPETO_BENCH=OFF >/dev/null
+	run-clang-tidy-16 -clang-tidy-binary clang-tidy-16 -p $(TIDY_BUILD) -j$(TIDY_JOBS) -quiet '^$(CURDIR)/src/'
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TIDY_BUILD)
 
 # Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS over a copy of its seeds
 # (tests/fuzz/corpus/<target>/ if it has one, and the saved pages of
