@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include "core/mailbox.h"
 #include "core/token.h"
 
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -25,8 +27,20 @@ std::optional<std::string> lookup(const Getenv& getenv, const char* name) {
   return std::string(v);
 }
 
+// One line whatever the value held: its control characters are shown as \xNN.
 Status bad(const char* name, const std::string& expected, const std::string& got) {
-  return Status::invalid(std::string(name) + ": expected " + expected + ", got '" + got + "'");
+  std::string shown;
+  for (char ch : got) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 32 && c != 127) {
+      shown += ch;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      shown += hex;
+    }
+  }
+  return Status::invalid(std::string(name) + ": expected " + expected + ", got '" + shown + "'");
 }
 
 Status parse_int(const Getenv& env, const char* name, int min, int max, int* out) {
@@ -100,8 +114,11 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_CAPTURE_PAGE_KEEP_DAYS", "30",
        "days the kept source of a capture not accepted stays; 0 = kept for good"},
       {"PETO_SMTP_URL", "(empty)",
-       "smtp://[USER:PASS@]HOST[:PORT] (STARTTLS when offered) or smtps://… for e-mail notices"},
-      {"PETO_SMTP_FROM", "peto@localhost", "the From address of e-mail notices"},
+       "smtp+starttls://[USER:PASS@]HOST[:PORT] (TLS required, port 587), smtps://… (TLS "
+       "from the start, 465) or smtp://… (STARTTLS only when offered, 25) for e-mail notices"},
+      {"PETO_SMTP_FROM", "peto@localhost",
+       "the From of e-mail notices: an address, or a name and an address (peto "
+       "<peto@example.org>)"},
       {"PETO_TELEGRAM_API_URL", "https://api.telegram.org", "the Telegram Bot API's address"},
       {"PETO_LOG_LEVEL", "info", "debug, info, warning, error"},
       {"PETO_LOG_FORMAT", "text at a terminal, else json", "json or text"},
@@ -181,13 +198,16 @@ Status read_media(const Getenv& env, Config& c) {
 // E-mail and Telegram notices.
 Status read_notices(const Getenv& env, Config& c) {
   if (auto v = lookup(env, "PETO_SMTP_URL")) {
-    if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtps://"))
-      return bad("PETO_SMTP_URL", "smtp://HOST[:PORT] or smtps://HOST[:PORT]", *v);
+    if (!v->empty() && !starts_with(*v, "smtp://") && !starts_with(*v, "smtp+starttls://") &&
+        !starts_with(*v, "smtps://"))
+      return bad("PETO_SMTP_URL",
+                 "smtp+starttls://HOST[:PORT], smtps://HOST[:PORT] or smtp://HOST[:PORT]", *v);
     c.smtp_url = *v;
   }
   if (auto v = lookup(env, "PETO_SMTP_FROM")) {
-    if (v->find('@') == std::string::npos || v->find_first_of("\r\n<>") != std::string::npos)
-      return bad("PETO_SMTP_FROM", "an e-mail address", *v);
+    if (!parse_mailbox(*v))
+      return bad("PETO_SMTP_FROM", "an e-mail address, or a name and one: peto <peto@example.org>",
+                 *v);
     c.smtp_from = *v;
   }
   if (auto v = lookup(env, "PETO_TELEGRAM_API_URL")) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/mailbox.h"
 #include "core/token.h"
 #include "core/utf8.h"
 #include "net/destination.h"
@@ -72,6 +73,63 @@ std::string encoded_words(std::string_view text) {
   return out;
 }
 
+// `name: value` with the value folded at its spaces (RFC 5322 §2.2.3), so
+// that no line is longer than 78; a value that has a word too long to fold
+// that way, or that is not ASCII, goes as encoded words, which fold anywhere.
+std::string header(std::string_view name, std::string_view value) {
+  std::string out = std::string(name) + ":";
+  std::size_t width = out.size();
+  bool foldable = is_ascii(value);
+  for (std::size_t at = 0; foldable && at < value.size();) {
+    std::size_t end = std::min(value.find(' ', at), value.size());
+    foldable = end - at < 78 - width;  // each word fits even on the first line
+    at = end + 1;
+  }
+  if (!foldable) return out + " " + encoded_words(value) + "\r\n";
+  for (std::size_t at = 0; at < value.size();) {
+    std::size_t end = std::min(value.find(' ', at), value.size());
+    std::string_view word = value.substr(at, end - at);
+    if (width + 1 + word.size() > 78) {
+      out += "\r\n";
+      width = 0;
+    }
+    out += " ";
+    out += word;
+    width += 1 + word.size();
+    at = end + 1;
+  }
+  return out + "\r\n";
+}
+
+// RFC 5322 atext and spaces: a display name that needs no quotes.
+bool plain_phrase(std::string_view name) {
+  for (char ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) &&
+        std::strchr(" !#$%&'*+-/=?^_`{|}~", ch) == nullptr)
+      return false;
+  return true;
+}
+
+// The From field's value: "name <address>", the name as it is, quoted, or
+// in encoded words when it is not ASCII.
+std::string from_field(const Mailbox& from) {
+  if (from.name.empty()) return from.address;
+  std::string name;
+  if (!is_ascii(from.name)) {
+    name = encoded_words(from.name);
+  } else if (plain_phrase(from.name)) {
+    name = from.name;
+  } else {
+    name = "\"";
+    for (char ch : from.name) {
+      if (ch == '"' || ch == '\\') name += '\\';
+      name += ch;
+    }
+    name += '"';
+  }
+  return name + " <" + from.address + ">";
+}
+
 // Quoted-printable (RFC 2045 §6.7) with CRLF line ends; lines of at most 76.
 std::string quoted_printable(std::string_view text) {
   constexpr char kHex[] = "0123456789ABCDEF";
@@ -116,26 +174,6 @@ std::string mail_date(std::int64_t now_ms) {
   return out;
 }
 
-// "peto@example.org" of "Peto <peto@example.org>" (or of itself).
-std::string bare_address(std::string_view from) {
-  auto open = from.rfind('<');
-  auto close = from.rfind('>');
-  if (open != std::string_view::npos && close != std::string_view::npos && close > open)
-    return collapse(from.substr(open + 1, close - open - 1));
-  return collapse(from);
-}
-
-// Good enough to hand to SMTP: local@domain, nothing that could end a
-// command or a header.
-bool plausible_address(std::string_view a) {
-  auto at = a.rfind('@');
-  if (a.size() > 254 || at == std::string_view::npos || at == 0 || at + 1 == a.size()) return false;
-  for (char ch : a)
-    if (is_space_or_control(static_cast<unsigned char>(ch)) || std::strchr("<>()[],;:\\\"", ch))
-      return false;
-  return true;
-}
-
 bool language_tag(std::string_view lang) {
   if (lang.empty() || lang.size() > 35) return false;
   for (char ch : lang)
@@ -157,6 +195,7 @@ struct MailServer {
   std::string host;
   bool is_ip = false;
   int port = 0;
+  bool require_tls = false;  // smtp+starttls://: STARTTLS or nothing is sent
   std::string user, password;
 };
 
@@ -165,8 +204,9 @@ std::optional<MailServer> parse_server(const std::string& smtp_url) {
   if (!parsed) return std::nullopt;
   std::string scheme(parsed->scheme());
   for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "smtp" && scheme != "smtps") return std::nullopt;
+  if (scheme != "smtp" && scheme != "smtp+starttls" && scheme != "smtps") return std::nullopt;
   MailServer s;
+  s.require_tls = scheme == "smtp+starttls";
   switch (parsed->host_type()) {
     case boost::urls::host_type::ipv4:
     case boost::urls::host_type::ipv6:
@@ -182,7 +222,8 @@ std::optional<MailServer> parse_server(const std::string& smtp_url) {
   }
   if (s.host.empty() || (!s.is_ip && s.host.find_first_of(":/@ \r\n") != std::string::npos))
     return std::nullopt;
-  s.port = scheme == "smtps" ? 465 : 25;
+  s.port = scheme == "smtps" ? 465 : s.require_tls ? 587 : 25;
+  if (s.require_tls) scheme = "smtp";  // for curl, which the option below makes insist
   if (parsed->has_port() && !parsed->port().empty()) {
     s.port = static_cast<int>(parsed->port_number());
     if (s.port < 1 || s.port > 65535) return std::nullopt;
@@ -263,9 +304,11 @@ void set_connection_options(CURL* c, const MailServer& server, curl_slist* resol
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
   if (resolve != nullptr) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve);
   pin.install(c);
+  // smtp+starttls://: STARTTLS, or nothing is sent (not even the login);
   // smtp://: STARTTLS whenever the server offers it; smtps:// is TLS from the
   // start.
-  curl_easy_setopt(c, CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_TRY));
+  curl_easy_setopt(c, CURLOPT_USE_SSL,
+                   static_cast<long>(server.require_tls ? CURLUSESSL_ALL : CURLUSESSL_TRY));
   if (!server.user.empty()) {
     curl_easy_setopt(c, CURLOPT_USERNAME, server.user.c_str());
     curl_easy_setopt(c, CURLOPT_PASSWORD, server.password.c_str());
@@ -299,6 +342,10 @@ plugin::Outcome failure_of(CURL* c, CURLcode rc, const char* error_text, const M
     case CURLE_COULDNT_CONNECT:
       return outcome(Kind::retry,
                      "Could not connect to the mail server " + server.host + ": " + detail + ".");
+    case CURLE_USE_SSL_FAILED:
+      return outcome(Kind::retry, "The mail server " + server.host +
+                                      " does not offer STARTTLS, which PETO_SMTP_URL "
+                                      "(smtp+starttls://) requires; nothing was sent.");
     case CURLE_LOGIN_DENIED:
       // The instance's account at its mail server, not this connection: an
       // administrator can mend it before the retries run out.
@@ -383,23 +430,23 @@ class Email final : public Notifier {
     auto server = parse_server(ctx.config.smtp_url);
     if (!server)
       return outcome(Kind::final,
-                     "PETO_SMTP_URL is not a usable smtp:// or smtps:// address; the "
-                     "administrator has to correct it.");
+                     "PETO_SMTP_URL is not a usable smtp+starttls://, smtps:// or smtp:// "
+                     "address; the administrator has to correct it.");
     std::string rcpt = builtin::text(config, "to");
     if (rcpt.empty()) rcpt = to.email;
     if (!plausible_address(rcpt))
       return outcome(Kind::final,
                      "There is no valid e-mail address to send "
                      "to; set one on the connection.");
-    std::string from = bare_address(ctx.config.smtp_from);
-    if (!plausible_address(from))
+    auto from = parse_mailbox(ctx.config.smtp_from);
+    if (!from)
       return outcome(Kind::final,
                      "PETO_SMTP_FROM is not a usable e-mail "
                      "address; the administrator has to "
                      "correct it.");
     auto ip = approve(*server, ctx.config.allow_private_destinations);
     if (auto* refused = std::get_if<plugin::Outcome>(&ip)) return *refused;
-    return deliver(*server, std::get<std::string>(ip), from, rcpt,
+    return deliver(*server, std::get<std::string>(ip), from->address, rcpt,
                    email_message(n, ctx.config.smtp_from, rcpt, ctx.clock.now_ms()));
   }
 };
@@ -415,10 +462,8 @@ std::string email_message(const Notification& n, std::string_view from, std::str
                           std::int64_t now_ms) {
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to start");
   std::string subject = collapse("[peto] " + n.title);
-  if (!is_ascii(subject) || subject.size() > 900) subject = encoded_words(subject);
-  std::string sender = collapse(from);
-  std::string domain = bare_address(sender);
-  domain = domain.substr(domain.rfind('@') + 1);  // npos + 1 == 0: all of it
+  Mailbox sender = parse_mailbox(from).value_or(Mailbox{"", collapse(from)});
+  std::string domain = sender.address.substr(sender.address.rfind('@') + 1);  // npos + 1 == 0
   if (domain.empty()) domain = "peto";
   unsigned char id[16];
   randombytes_buf(id, sizeof(id));
@@ -431,9 +476,9 @@ std::string email_message(const Notification& n, std::string_view from, std::str
   text += "\n";
 
   std::string m;
-  m += "From: " + sender + "\r\n";
+  m += "From: " + from_field(sender) + "\r\n";
   m += "To: " + collapse(to) + "\r\n";
-  m += "Subject: " + subject + "\r\n";
+  m += header("Subject", subject);
   m += "Date: " + mail_date(now_ms) + "\r\n";
   m += "Message-ID: <" + std::string(id_hex) + "@" + domain + ">\r\n";
   m += "MIME-Version: 1.0\r\n";

@@ -62,6 +62,23 @@ TEST(Config, ParsesGoodValues) {
   EXPECT_EQ(c->log_level, log::Level::warning);
 }
 
+// PETO_SMTP_URL takes the three ways of reaching a mail server; PETO_SMTP_FROM
+// an address, with or without a display name.
+TEST(Config, MailServerAndSender) {
+  for (const char* url :
+       {"smtp+starttls://u:p@mail.example:587", "smtps://mail.example", "smtp://127.0.0.1:2525"}) {
+    auto c = load({{"PETO_SMTP_URL", url}});
+    ASSERT_TRUE(c) << url << ": " << c.status().message();
+    EXPECT_EQ(c->smtp_url, url);
+  }
+  for (const char* from :
+       {"peto@example.org", "peto <peto@example.org>", "\"Peto, notices\" <peto@example.org>"}) {
+    auto c = load({{"PETO_SMTP_FROM", from}});
+    ASSERT_TRUE(c) << from << ": " << c.status().message();
+    EXPECT_EQ(c->smtp_from, from);
+  }
+}
+
 struct BadValue {
   const char* name;
   const char* value;
@@ -90,7 +107,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"PETO_LOG_LEVEL", "loud"}, BadValue{"PETO_LOG_FORMAT", "xml"},
         BadValue{"PETO_BACKGROUND_WORK", "sometimes"}, BadValue{"PETO_UPLOAD_MAX_MB", "0"},
         BadValue{"PETO_TRUSTED_PROXIES", "proxy.example"},
-        BadValue{"PETO_TRUSTED_PROXIES", "10.0.0.0/33"}),
+        BadValue{"PETO_TRUSTED_PROXIES", "10.0.0.0/33"}, BadValue{"PETO_SMTP_FROM", "peto"},
+        BadValue{"PETO_SMTP_FROM", "peto <not an address>"},
+        BadValue{"PETO_SMTP_FROM", "a@example.org\r\nBcc: b@example.org"},
+        BadValue{"PETO_SMTP_FROM", "pe<to <peto@example.org>"}),
     [](const auto& info) {
       return std::string(info.param.name).substr(5) + "_" + std::to_string(info.index);
     });

@@ -107,6 +107,11 @@ class SmtpReceiver {
     return mails_;
   }
   int connections() const { return connections_.load(); }
+  // Every command's verb, in arrival order.
+  std::vector<std::string> verbs() const {
+    std::lock_guard lock(mu_);
+    return verbs_;
+  }
 
  private:
   static void say(int c, std::string_view line) {
@@ -137,6 +142,10 @@ class SmtpReceiver {
     while (read_line(c, buffer, &line)) {
       std::string verb = line.substr(0, 4);
       for (char& ch : verb) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      {
+        std::lock_guard lock(mu_);
+        verbs_.push_back(verb);
+      }
       if (verb == "EHLO") {
         say(c, "250-127.0.0.1");
         say(c, "250 8BITMIME");
@@ -190,6 +199,7 @@ class SmtpReceiver {
   std::thread thread_;
   mutable std::mutex mu_;
   std::vector<Mail> mails_;
+  std::vector<std::string> verbs_;
   std::atomic<int> connections_{0};
 };
 
@@ -734,6 +744,69 @@ TEST(NotifierEmailMessage, WrapsLongLinesAndEncodesWhatIsNotPlain) {
     at = eol + 2;
   }
   EXPECT_EQ(read_mail(m).body, "T\r\n\r\n" + std::string(200, 'a') + " = b \r\n.\r\n");
+}
+
+// A long subject is folded at its spaces, so no line passes 78 and the
+// subject stays readable text; a word too long to fold goes as encoded words.
+TEST(NotifierEmailMessage, FoldsALongSubjectAtItsSpaces) {
+  Notification n;
+  n.title =
+      "Follow up with the hiring manager at Analytical Engines about the senior backend "
+      "engineer position you applied to three weeks ago";
+  std::string m = email_message(n, "peto@example.org", "a@example.org", 0);
+  ReadMail mail = read_mail(m);
+  EXPECT_EQ(mail.headers["Subject"], "[peto] " + n.title);
+  EXPECT_EQ(m.find("=?UTF-8?"), std::string::npos) << m;
+  int subject_lines = 0;
+  bool in_subject = false;
+  for (const auto& line : mail.header_lines) {
+    EXPECT_LE(line.size(), 78u) << line;
+    in_subject = line.starts_with("Subject:") || (in_subject && line.starts_with(" "));
+    subject_lines += in_subject ? 1 : 0;
+  }
+  EXPECT_EQ(subject_lines, 2);
+  n.title = "See " + std::string(90, 'x');
+  mail = read_mail(email_message(n, "peto@example.org", "a@example.org", 0));
+  EXPECT_EQ(mail.headers["Subject"], "[peto] " + n.title);
+  for (const auto& line : mail.header_lines) EXPECT_LE(line.size(), 78u) << line;
+}
+
+// PETO_SMTP_FROM may carry a display name: plain, quoted where it needs to
+// be, encoded when it is not ASCII; the envelope has the address alone.
+TEST(NotifierEmailMessage, TheSenderMayHaveADisplayName) {
+  Notification n;
+  n.title = "T";
+  auto from_of = [&](const char* from) {
+    return read_mail(email_message(n, from, "a@example.org", 0)).headers["From"];
+  };
+  EXPECT_EQ(from_of("peto <peto@example.org>"), "peto <peto@example.org>");
+  EXPECT_EQ(from_of("\"Peto, notices\" <peto@example.org>"),
+            "\"Peto, notices\" <peto@example.org>");
+  EXPECT_EQ(from_of("Job \"Search\" Bot <bot@example.org>"),
+            "\"Job \\\"Search\\\" Bot\" <bot@example.org>");
+  std::string raw = email_message(n, "Pétö Notices <p@example.org>", "a@example.org", 0);
+  EXPECT_NE(raw.find("From: =?UTF-8?B?"), std::string::npos) << raw;
+  EXPECT_EQ(read_mail(raw).headers["From"], "Pétö Notices <p@example.org>");
+  EXPECT_NE(raw.find("@example.org>\r\nMIME-Version"), std::string::npos);  // Message-ID's domain
+}
+
+// smtp+starttls:// insists on TLS: a server that offers no STARTTLS gets
+// neither the login nor the message, and the administrator is told why.
+TEST_F(NotifierEmail, StarttlsRequiredSendsNothingToAServerWithoutIt) {
+  config_.smtp_url = "smtp+starttls://peto:s3cret@127.0.0.1:" + std::to_string(smtp_.port());
+  plugin::Outcome r = send(email_notifier(), nlohmann::json::object());
+  EXPECT_EQ(r.kind, Outcome::retry) << r.message;
+  EXPECT_NE(r.message.find("STARTTLS"), std::string::npos) << r.message;
+  EXPECT_TRUE(smtp_.mails().empty());
+  for (const auto& verb : smtp_.verbs()) {
+    EXPECT_NE(verb, "AUTH");
+    EXPECT_NE(verb, "MAIL");
+  }
+  // The same server through smtp:// takes it (STARTTLS only when offered).
+  config_.smtp_url = "smtp://127.0.0.1:" + std::to_string(smtp_.port());
+  EXPECT_EQ(send(email_notifier(), nlohmann::json::object()).kind, Outcome::done);
+  ASSERT_EQ(smtp_.mails().size(), 1u);
+  EXPECT_EQ(smtp_.mails()[0].from, "<peto@example.org>");
 }
 
 TEST_F(NotifierEmail, PermanentRejectIsFinalTemporaryIsRetried) {
