@@ -8,6 +8,7 @@
 // on write and never answered, only named in `secrets_set`. Field errors name
 // "plugin", "label", "enabled", "config" (the object as a whole) or
 // "config.<field>".
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "connections/tries.h"
 #include "core/clock.h"
 #include "core/log.h"
+#include "media/copies.h"
 #include "net/http.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
@@ -318,35 +320,68 @@ void add_connection_writes(Api& api, Site& site) {
            .admit = [test](ApiCall& c) -> std::optional<Response> { return test(c); }});
 }
 
-// POST /api/v1/connections/{id}/send-again.
-void add_send_again(Api& api, Site& site) {
+// What a queueing action on one connection is: POST
+// /api/v1/connections/{id}/<action> puts work for a connection of `kind`
+// back in line (`queue`, on the call's transaction) and answers how much;
+// another connection is 404.
+struct Queueing {
+  std::string action, kind, operation_id, summary, description, answer;
+  std::function<std::int64_t(Site&, ApiCall&)> queue;
+};
+
+void add_queueing(Api& api, Site& site, const Queueing& q) {
   Site* s = &site;
-  json op = api_operation("sendAgain", "Send a notifier connection's given-up notices again",
-                          "connections");
+  json op = api_operation(q.operation_id, q.summary, "connections");
   api_id_parameter(op);
-  op["description"] =
-      "Every delivery through this connection that was given up goes back in line, due now, with "
-      "its attempts counted from nought. Other connections answer 404.";
-  api_answer(op, 200, "How many go out again",
+  op["description"] = q.description;
+  api_answer(op, 200, q.answer,
              {{"type", "object"},
               {"properties", {{"queued", {{"type", "integer"}}}}},
               {"required", {"queued"}},
               {"additionalProperties", false}});
   api.add({.method = "POST",
-           .pattern = "/api/v1/connections/{id}/send-again",
+           .pattern = "/api/v1/connections/{id}/" + q.action,
            .area = "connections",
            .write = true,
            .operation = op,
            .handler =
-               [s, &api](ApiCall& c) {
+               [s, &api, kind = q.kind, queue = q.queue](ApiCall& c) {
                  auto one = connections_of(*s).get(c.owner(), c.id);
-                 if (!one || one->kind != "notifier") return not_found(api, c.request);
+                 if (!one || one->kind != kind) return not_found(api, c.request);
                  // A POST runs in its idempotency transaction: write in it.
-                 const std::int64_t n =
-                     notify::Outbox(s->clock(), config_of(*s)).send_again(*c.tx, c.owner(), c.id);
-                 return Response::json(200, {{"queued", n}});
+                 return Response::json(200, {{"queued", queue(*s, c)}});
                },
            .id_kind = "connections"});
+}
+
+// …/send-again: a notifier's given-up notices; …/copy-existing: a store's
+// copies of the documents from before it.
+void add_queueings(Api& api, Site& site) {
+  add_queueing(
+      api, site,
+      {.action = "send-again",
+       .kind = "notifier",
+       .operation_id = "sendAgain",
+       .summary = "Send a notifier connection's given-up notices again",
+       .description = "Every delivery through this connection that was given up goes back in "
+                      "line, due now, with its attempts counted from nought. Other connections "
+                      "answer 404.",
+       .answer = "How many go out again",
+       .queue = [](Site& s, ApiCall& c) {
+         return notify::Outbox(s.clock(), config_of(s)).send_again(*c.tx, c.owner(), c.id);
+       }});
+  add_queueing(api, site,
+               {.action = "copy-existing",
+                .kind = "store",
+                .operation_id = "copyExisting",
+                .summary = "Copy the documents from before a store was added to it",
+                .description = "Every document (each version) with no copy on this store yet "
+                               "gets one, due now. A store that is switched off queues nothing; "
+                               "other connections answer 404.",
+                .answer = "How many documents will be copied",
+                .queue = [](Site& s, ApiCall& c) {
+                  return media::plan_existing_copies_in(*c.tx, c.owner(), c.id, s.clock().now_ms());
+                }});
 }
 
 void add_notices(Api& api, Site& site) {
@@ -433,7 +468,7 @@ void add_notices(Api& api, Site& site) {
 void add_connection_api(Api& api, Site& site) {
   add_connection_reads(api, site);
   add_connection_writes(api, site);
-  add_send_again(api, site);
+  add_queueings(api, site);
   add_notices(api, site);
 }
 

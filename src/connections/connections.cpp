@@ -10,6 +10,7 @@
 #include "engine/gate.h"
 #include "media/stores.h"
 #include "media/uploads.h"
+#include "plugin/attempt.h"
 #include "plugin/connection_state.h"
 #include "store/cache.h"
 #include "sync/syncs.h"
@@ -490,7 +491,8 @@ std::optional<plugin::Outcome> Connections::test(std::int64_t owner, std::int64_
       result = {plugin::Outcome::Kind::retry, e.what(), std::nullopt, false};
     }
   }
-  record(*conn, id, result.kind == plugin::Outcome::Kind::done, result.message);
+  // Judged as a delivery would be: refused credentials switch it off.
+  plugin::settle(state_, *conn, id, result, plugin::Record::every_outcome);
   return result;
 }
 
@@ -533,7 +535,8 @@ std::optional<plugin::Outcome> Connections::test_store(store::Conn& conn, const 
     fs::remove(path, ec);
     result = put.outcome;
   }
-  record(conn, id, result.kind == O::done, result.message);
+  // Judged as a copy would be: refused credentials switch it off.
+  plugin::settle(state_, conn, id, result, plugin::Record::every_outcome);
   return result;
 }
 

@@ -117,8 +117,9 @@ class Connections {
 
   // Sends a test notification now (event "test", no key, delivery id
   // "test") — or, for a store, copies a small text file named
-  // "peto-test.txt" to it — records the outcome on the connection and
-  // returns it (a store's declined reads as final).
+  // "peto-test.txt" to it — settles the outcome on the connection as a
+  // delivery or a copy would (plugin::settle: refused credentials switch it
+  // off) and returns it (a store's declined reads as final).
   std::optional<plugin::Outcome> test(std::int64_t owner, std::int64_t id,
                                       const net::HttpClient& http, const std::string& language);
 

@@ -53,6 +53,32 @@ void plan_copies_in(store::Conn& conn, std::int64_t owner, std::int64_t upload_i
       {owner, upload_id, now, now, owner});
 }
 
+namespace {
+// The documents of `owner` (?) that the store connection (?) has no copy of
+// yet, when it is one of theirs and switched on.
+constexpr const char* kUncopied =
+    " FROM uploads u JOIN connections c ON c.id = ? AND c.owner_id = u.owner_id"
+    " AND c.kind = 'store' AND c.enabled = 1"
+    " WHERE u.owner_id = ? AND u.file <> '' AND NOT EXISTS (SELECT 1 FROM document_copies d"
+    " WHERE d.upload_id = u.id AND d.connection_id = c.id)";
+}  // namespace
+
+std::int64_t uncopied_documents(store::Conn& conn, std::int64_t owner, std::int64_t connection_id) {
+  return conn.query(std::string("SELECT COUNT(*) AS n") + kUncopied, {connection_id, owner})[0]
+      .int_at("n");
+}
+
+std::int64_t plan_existing_copies_in(store::Conn& conn, std::int64_t owner,
+                                     std::int64_t connection_id, Millis now) {
+  return conn
+      .query(std::string("INSERT INTO document_copies (owner_id, upload_id, connection_id, status,"
+                         " attempts, next_attempt_at, created_at)"
+                         " SELECT u.owner_id, u.id, c.id, 'pending', 0, ?, ?") +
+                 kUncopied + " ON CONFLICT (upload_id, connection_id) DO NOTHING",
+             {now, now, connection_id, owner})
+      .affected;
+}
+
 std::vector<CopyView> list_copies(store::Conn& conn, std::int64_t owner, std::int64_t upload_id) {
   std::vector<CopyView> out;
   for (const auto& r :

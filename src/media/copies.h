@@ -24,6 +24,15 @@ struct PutResult;
 // Idempotent: rows that exist are left alone.
 void plan_copies_in(store::Conn& conn, std::int64_t owner, std::int64_t upload_id, Millis now);
 
+// "Copy existing documents", for a store added after them: the documents
+// (every version with a file) of `owner` that have no copy planned for the
+// store connection `connection_id`, and the planning of a pending copy of
+// each, due now, on `conn`; how many. Nothing for a connection that is not
+// one of `owner`'s enabled stores.
+std::int64_t uncopied_documents(store::Conn& conn, std::int64_t owner, std::int64_t connection_id);
+std::int64_t plan_existing_copies_in(store::Conn& conn, std::int64_t owner,
+                                     std::int64_t connection_id, Millis now);
+
 // One copy of a document, as its page shows it. Its "Send now" button posts
 // to /documents/{upload_id}/copies/{id}/send.
 struct CopyView {

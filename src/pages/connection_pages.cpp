@@ -24,6 +24,7 @@
 #include "core/log.h"
 #include "http/form.h"
 #include "http/http.h"
+#include "media/copies.h"
 #include "net/http.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
@@ -242,6 +243,32 @@ json field_view(const Site& site, const Visitor& v, const FormState& s, const Fi
   return field;
 }
 
+// What an existing connection has waiting on its page: a notifier's
+// given-up notices (Send again), a store's documents from before it (Copy
+// existing documents; offered, never copied unasked).
+void add_waiting_sections(Site& site, const Visitor& v, const PluginSpec& n, const Connection& c,
+                          const std::string& base, json& data) {
+  if (n.notifier != nullptr) {
+    json given_up = json::array();
+    for (const auto& d : notify::Outbox::given_up(*site.db().acquire(), v.account.id, c.id))
+      given_up.push_back({{"title", d.title},
+                          {"error", d.error},
+                          {"when", site.format_time(v, d.last_attempt_at)}});
+    data["given_up"] = given_up;
+    data["has_given_up"] = !given_up.empty();
+    data["send_again_action"] = base + "/send-again";
+  }
+  if (n.kind == "store" && c.enabled) {
+    const std::int64_t uncopied =
+        media::uncopied_documents(*site.db().acquire(), v.account.id, c.id);
+    data["has_uncopied"] = uncopied > 0;
+    data["uncopied_intro"] =
+        site.say(v, uncopied == 1 ? "connections_uncopied_one" : "connections_uncopied_other",
+                 {{"n", std::to_string(uncopied)}});
+    data["copy_existing_action"] = base + "/copy-existing";
+  }
+}
+
 // The page of one connection's form: new or edit, with errors, and on edit
 // the outcome of a test send when there was one.
 Response form_page(Site& site, const Request& r, const Visitor& v, int status, const FormState& s) {
@@ -289,17 +316,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
     data["action"] = base;
     data["test_action"] = base + (n.kind == "sync" ? "/sync" : "/test");
     data["delete_action"] = base + "/delete";
-    if (n.notifier != nullptr) {
-      json given_up = json::array();
-      for (const auto& d :
-           notify::Outbox::given_up(*site.db().acquire(), v.account.id, s.existing->id))
-        given_up.push_back({{"title", d.title},
-                            {"error", d.error},
-                            {"when", site.format_time(v, d.last_attempt_at)}});
-      data["given_up"] = given_up;
-      data["has_given_up"] = !given_up.empty();
-      data["send_again_action"] = base + "/send-again";
-    }
+    add_waiting_sections(site, v, n, *s.existing, base, data);
   } else {
     data["title"] = site.catalogue().fill(v.language, "connections_new_title", {{"kind", kind}});
     data["action"] = std::string(kListPath) + "/new?plugin=" + url_encode(n.name);
@@ -512,6 +529,23 @@ Response post_send_again(Site& site, Request& r, const Visitor& v) {
                          {{"n", std::to_string(n)}})));
 }
 
+// "Copy existing documents": a store's copies of what was there before it.
+Response post_copy_existing(Site& site, Request& r, const Visitor& v) {
+  auto found = owned(site, r, v);
+  if (!found || found->second.kind != "store") return site.not_found(r, v);
+  const std::int64_t id = found->first.id;
+  const std::int64_t n = site.db().write([&](store::Conn& conn) {
+    return media::plan_existing_copies_in(conn, v.account.id, id, site.clock().now_ms());
+  });
+  log::info("web", "existing documents planned for a store",
+            {{"user", v.account.id}, {"connection", id}, {"n", n}});
+  return site.redirect(r, std::string(kListPath) + "/" + std::to_string(id),
+                       Flash::of("success", site.say(v,
+                                                     n == 1 ? "connections_copies_planned_one"
+                                                            : "connections_copies_planned_other",
+                                                     {{"n", std::to_string(n)}})));
+}
+
 Response post_delete(Site& site, Request& r, const Visitor& v) {
   auto id = path_id(r);
   if (!id || !connections_of(site).remove(v.account.id, *id)) return site.not_found(r, v);
@@ -587,6 +621,8 @@ void add_connection_routes(Router& router, Site& site) {
              "Run a sync connection now");
   router.add("POST", "/profile/connections/{id}/send-again", page(post_send_again),
              "Send a connection's given-up notices again");
+  router.add("POST", "/profile/connections/{id}/copy-existing", page(post_copy_existing),
+             "Copy the documents from before a store was added to it");
   router.add("POST", "/profile/connections/{id}/delete", page(post_delete), "Remove a connection");
   router.add("GET", "/inbox", page(get_inbox), "Your notices");
   router.add("POST", "/inbox/read", page(post_inbox_read), "Mark your notices read");

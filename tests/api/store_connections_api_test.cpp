@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/support/api_fixture.h"
+#include "tests/support/external_server.h"
+#include "tests/support/factory.h"
+#include "tests/support/store_servers.h"
 
 namespace peto::testing {
 namespace {
@@ -20,6 +25,7 @@ class StoreConnectionsApiTest : public ApiTest {
  protected:
   void SetUp() override {
     config_.secret_key = "a-test-secret-key-of-more-than-32-characters";
+    config_.allow_private_destinations = true;  // the WebDAV server on loopback
     ApiTest::SetUp();
   }
   static json dav_body() {
@@ -98,6 +104,88 @@ TEST_P(StoreConnectionsApiTest, TheTestCopiesAFileToALocalFolder) {
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(config_.local_store_root()) /
                                       std::to_string(ana_) / "ana" / "peto-test.txt"))
       << "in ana's own folder of the local store root";
+}
+
+// A test the store refuses (a wrong password) switches the connection off,
+// as a copy refused the same way does: both are judged by plugin::settle.
+TEST_P(StoreConnectionsApiTest, ATestTheStoreRefusesSwitchesItOffAsACopyWould) {
+  StoreServer dav;
+  dav.expect_authorization("Basic YWRhOnMzY3IzdA==");  // ada:s3cr3t
+  ApiClient ana = client(ana_, {"connections:write", "connections:read"});
+  ApiReply made = ana.post(kConnections, {{"plugin", "webdav"},
+                                          {"config",
+                                           {{"url", dav.url("/dav/")},
+                                            {"folder", "peto"},
+                                            {"username", "ada"},
+                                            {"password", "wrong"}}}});
+  ASSERT_EQ(made.status, 201) << made.text;
+  const std::string at = kConnections + "/" + std::to_string(made.body["id"].get<std::int64_t>());
+  ApiReply tested = ana.post(at + "/test");
+  ASSERT_EQ(tested.status, 200) << tested.text;
+  EXPECT_EQ(tested.body["outcome"], "unusable") << tested.text;
+  ApiReply now = ana.get(at);
+  ASSERT_EQ(now.status, 200) << now.text;
+  EXPECT_EQ(now.body["enabled"], false) << now.text;
+  EXPECT_NE(now.body["last_error"].get<std::string>().find("401"), std::string::npos) << now.text;
+}
+
+// A WebDAV server no one here wrote (rclone serve webdav, on loopback):
+// the test lands peto-test.txt in the folder it makes, and a wrong password
+// switches the connection off as a copy would.
+TEST_P(StoreConnectionsApiTest, ARealWebdavServerTakesTheTestAndRefusesAWrongPassword) {
+  TempDir served;
+  ExternalServer dav({"/usr/bin/rclone", "serve", "webdav", served.path().string(), "--addr",
+                      "127.0.0.1:{port}", "--user", "ada", "--pass", "s3cr3t"},
+                     dir());
+  ApiClient ana = client(ana_, {"connections:write", "connections:read"});
+  auto made_with = [&](const std::string& password) {
+    ApiReply made =
+        ana.post(kConnections, {{"plugin", "webdav"},
+                                {"config",
+                                 {{"url", "http://127.0.0.1:" + std::to_string(dav.port()) + "/"},
+                                  {"folder", "peto"},
+                                  {"username", "ada"},
+                                  {"password", password}}}});
+    EXPECT_EQ(made.status, 201) << made.text;
+    return kConnections + "/" + std::to_string(made.body["id"].get<std::int64_t>());
+  };
+  const std::string good = made_with("s3cr3t");
+  ApiReply tested = ana.post(good + "/test");
+  ASSERT_EQ(tested.status, 200) << tested.text;
+  EXPECT_EQ(tested.body["outcome"], "sent") << tested.text << "\n" << dav.log();
+  std::ifstream in(served.path() / "peto" / "peto-test.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "A test file from peto; it can be deleted.\n");
+
+  const std::string bad = made_with("wrong");
+  EXPECT_EQ(ana.post(bad + "/test").body["outcome"], "unusable");
+  EXPECT_EQ(ana.get(bad).body["enabled"], false);
+  EXPECT_EQ(ana.get(good).body["enabled"], true);
+}
+
+// POST …/copy-existing plans a copy of every document from before the
+// store, once; a notifier connection is not a store: 404.
+TEST_P(StoreConnectionsApiTest, CopyExistingPlansTheDocumentsFromBeforeTheStore) {
+  Factory(db(), clock_).document(config_, ana_, "%PDF one", {.filename = "cv.pdf", .title = "CV"});
+  Factory(db(), clock_).document(config_, ana_, "%PDF two", {.filename = "l.pdf", .title = "L"});
+  ApiClient ana = client(ana_, {"connections:write"});
+  ApiReply made = ana.post(kConnections, {{"plugin", "local"}, {"config", {{"folder", "ana"}}}});
+  ASSERT_EQ(made.status, 201) << made.text;
+  const std::string at = kConnections + "/" + std::to_string(made.body["id"].get<std::int64_t>());
+  ApiReply first = ana.post(at + "/copy-existing");
+  ASSERT_EQ(first.status, 200) << first.text;
+  EXPECT_EQ(first.body["queued"], 2);
+  EXPECT_EQ(ana.post(at + "/copy-existing").body["queued"], 0) << "once";
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM document_copies")[0].int_at(0), 2);
+  ApiReply hook =
+      ana.post(kConnections,
+               {{"plugin", "webhook"},
+                {"config", {{"url", "https://localhost/hook"}, {"secret", "0123456789abcdef"}}}});
+  ASSERT_EQ(hook.status, 201) << hook.text;
+  EXPECT_TRUE(
+      is_problem(ana.post(kConnections + "/" + std::to_string(hook.body["id"].get<std::int64_t>()) +
+                          "/copy-existing"),
+                 404));
 }
 
 PETO_BOTH_BACKENDS(StoreConnectionsApiTest);

@@ -127,6 +127,7 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
       {"/profile/connections/{id}/sync", connection_id},
       {"/profile/connections/{id}/delete", connection_id},
       {"/profile/connections/{id}/send-again", connection_id},
+      {"/profile/connections/{id}/copy-existing", connection_id},
       {"/documents/{id}", document_id},
       {"/documents/{id}/file", document_id},
       {"/documents/{id}/versions", document_id},

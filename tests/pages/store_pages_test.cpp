@@ -80,6 +80,44 @@ TEST_P(StorePagesTest, ALocalFolderIsAddedAsAStoreAndItsTestWritesAFile) {
   EXPECT_TRUE(fs::exists(root() / "ana" / "peto-test.txt"));
 }
 
+// A store added after some documents offers to copy them, once: the
+// button plans a copy of each (every version) and the offer goes away; Ben
+// cannot press Ana's.
+TEST_P(StorePagesTest, AStoreAddedLaterOffersToCopyTheDocumentsBeforeIt) {
+  document("%PDF one");
+  document("%PDF two");
+  auto made = connections::Connections(db(), clock_, config_)
+                  .create(ana_->account().id, "local", "Archive", {{"folder", "ana"}});
+  ASSERT_TRUE(std::holds_alternative<connections::Connection>(made));
+  const std::string at =
+      "/profile/connections/" + std::to_string(std::get<connections::Connection>(made).id);
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM document_copies")[0].int_at(0), 0);
+
+  auto form = ana_->get(at);
+  ASSERT_EQ(form.status, 200);
+  EXPECT_TRUE(contains(form.body, "2 documents were here before this store was added"))
+      << form.body;
+  EXPECT_TRUE(contains(form.body, "action=\"" + at + "/copy-existing\""));
+
+  EXPECT_EQ(ben_->post_form(at + "/copy-existing", {}).status, 404);
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM document_copies")[0].int_at(0), 0);
+
+  auto copied = ana_->post_form(at + "/copy-existing", {});
+  ASSERT_EQ(copied.status, 303) << copied.body;
+  EXPECT_EQ(copied.header("Location"), at);
+  const std::string flash = peto::testing::cookie_of(copied, "peto_flash");
+  auto after = ana_->request("GET", at, "", {{"Cookie", "peto_flash=" + flash}});
+  EXPECT_TRUE(contains(after.body, "2 documents will be copied to this store at the next pass."))
+      << after.body;
+  EXPECT_FALSE(contains(after.body, "data-testid=\"uncopied\""));
+  EXPECT_EQ(
+      db().query("SELECT COUNT(*) FROM document_copies WHERE status = 'pending'")[0].int_at(0), 2);
+  // A document added now is copied as usual; the offer stays away.
+  document("%PDF three");
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM document_copies")[0].int_at(0), 3);
+  EXPECT_FALSE(contains(ana_->get(at).body, "data-testid=\"uncopied\""));
+}
+
 TEST_P(StorePagesTest, SendNowCopiesTheDocumentAtOnceForItsOwnerOnly) {
   auto made = connections::Connections(db(), clock_, config_)
                   .create(ana_->account().id, "local", "Archive", {{"folder", "ana"}});
