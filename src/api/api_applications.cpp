@@ -183,14 +183,7 @@ void add_application_tags(Api& api, const Shared& res) {
 void add_application_create(Api& api, const Shared& res) {
   const Kind& kind = domain::kind("applications");
   json op = api_operation("createApplication", "Apply to one of your listings", kind.name);
-  api_body(op, {{"type", "object"},
-                {"properties",
-                 {{"listing_id", {{"type", "integer"}}},
-                  {"status", {{"type", "string"}, {"enum", kind.field("status")->choices}}}}},
-                {"required", {"listing_id"}},
-                {"description",
-                 "listing_id, an optional starting status (draft), and any other writable "
-                 "field of an application"}});
+  api_body(op, schema_ref("ApplicationInput"));
   api_answer(op, 201, "The new application", schema_ref("Application"));
   api.add({.method = "POST",
            .pattern = "/api/v1/applications",

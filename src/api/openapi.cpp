@@ -230,6 +230,11 @@ json components() {
     schemas[name + "Input"] = input_schema(k, true);
     schemas[name + "Patch"] = input_schema(k, false);
   }
+  // Applying (POST /applications) also takes the status to start in.
+  json starting_status = nullable(
+      {{"type", "string"}, {"enum", domain::kind("applications").field("status")->choices}});
+  starting_status["description"] = "The status to start in; draft when left out";
+  schemas["ApplicationInput"]["properties"]["status"] = starting_status;
   return {{"schemas", schemas},
           {"securitySchemes",
            {{"bearer",
@@ -271,7 +276,8 @@ json api_operation(const std::string& id, const std::string& summary, const std:
       {"responses",
        {{"4XX", {{"description", "A problem with the request"}, {"content", problem_content()}}},
         {"5XX", {{"description", "A problem in peto"}, {"content", problem_content()}}}}}};
-  if (secured) op["security"] = json::array({{{"bearer", json::array()}}});
+  // A public route says so: an empty list of requirements.
+  op["security"] = secured ? json::array({{{"bearer", json::array()}}}) : json::array();
   return op;
 }
 
@@ -315,15 +321,17 @@ json openapi_document(const Router& router, const std::string& version) {
                   : route.operation;
     paths[route.pattern][method] = std::move(op);
   }
-  return {{"openapi", "3.1.0"},
-          {"info",
-           {{"title", "peto API"},
-            {"version", version},
-            {"description",
-             "Your job search in peto, for your own tools. Authenticate with a bearer token; "
-             "each route names the scope it needs in x-scope."}}},
-          {"paths", paths},
-          {"components", components()}};
+  return {
+      {"openapi", "3.1.0"},
+      {"info",
+       {{"title", "peto API"},
+        {"version", version},
+        {"description",
+         "Your job search in peto, for your own tools. Authenticate with a bearer token; "
+         "each route names the scope it needs in x-scope."}}},
+      {"servers", {{{"url", "/"}, {"description", "This peto: the paths hold the whole address"}}}},
+      {"paths", paths},
+      {"components", components()}};
 }
 
 }  // namespace peto::web

@@ -468,8 +468,23 @@ TEST_P(ResourcesApiTest, OpenApiDocumentListsEveryApiRoute) {
         doc.body["paths"].contains(path) && doc.body["paths"][path].contains(method);
     EXPECT_TRUE(listed || listed_relative) << route.method << " " << route.pattern;
     EXPECT_FALSE(route.operation.is_null()) << route.method << " " << route.pattern;
+    // Every operation states who may call it; the public ones with [].
+    const auto& op = doc.body["paths"][route.pattern][method];
+    EXPECT_TRUE(op.contains("security") && op["security"].is_array())
+        << route.method << " " << route.pattern;
   }
   EXPECT_GE(routes, 9 * 5 + 6);
+  EXPECT_EQ(doc.body["paths"]["/api/v1/openapi.json"]["get"]["security"], nlohmann::json::array());
+  ASSERT_TRUE(doc.body["servers"].is_array());
+  EXPECT_EQ(doc.body["servers"][0]["url"], "/");
+  // Applying takes what the server accepts: the listing, a starting status,
+  // the channel and the priority among them.
+  const auto& apply = doc.body["paths"]["/api/v1/applications"]["post"]["requestBody"];
+  EXPECT_EQ(apply["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/ApplicationInput");
+  const auto& input = doc.body["components"]["schemas"]["ApplicationInput"]["properties"];
+  for (const char* field : {"listing_id", "status", "channel", "priority"})
+    EXPECT_TRUE(input.contains(field)) << field;
 }
 
 PETO_BOTH_BACKENDS(ResourcesApiTest);
