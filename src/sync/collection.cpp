@@ -1,6 +1,7 @@
 #include "sync/collection.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/log.h"
@@ -66,10 +67,10 @@ class Run {
     for (auto& [key, member] : remote_)
       if (!seen_remote_.count(key)) guarded(member.href, [&] { adopt(member); });
     // The token says "everything before this is here": only a whole run may
-    // move it.
+    // move it, and past peto's own writes (see token_after_writes).
     if (!failed_ && !stopped_)
       ctx_.db.query("UPDATE connections SET sync_token = ? WHERE id = ?",
-                    {token_, ctx_.connection_id});
+                    {token_after_writes(), ctx_.connection_id});
   }
 
  private:
@@ -98,6 +99,36 @@ class Run {
   void note_failure(const std::string& what, const DavFailure& f) {
     if (f.kind == DavFailure::Kind::unusable) report_.unusable = true;
     fail(what + ": " + failure_text(f));
+  }
+
+  // The token to keep. A token read before peto's own writes leaves them in
+  // the gap of the next sync, and a server may then leave out a member that
+  // was made and removed in that gap (RFC 6578 allows it): peto would never
+  // hear of the deletion. So after writing, the changes since the token are
+  // read once more: when they are peto's own writes and nothing else, their
+  // token is kept; when anything else changed meanwhile, no token (the next
+  // run lists the whole collection, which has no gap).
+  std::string token_after_writes() {
+    if (wrote_.empty() || token_.empty()) return token_;
+    auto after = dav_.changes_since(token_);
+    if (!after || std::holds_alternative<DavFailure>(*after)) return "";
+    const DavListing& changes = std::get<DavListing>(*after);
+    for (const DavMember& m : changes.members) {
+      auto it = wrote_.find(href_key(m.href));
+      if (it == wrote_.end() || !it->second || (!it->second->empty() && *it->second != m.etag))
+        return "";
+    }
+    for (const std::string& gone : changes.removed) {
+      auto it = wrote_.find(href_key(gone));
+      if (it == wrote_.end() || it->second) return "";
+    }
+    return changes.sync_token;
+  }
+
+  // What this run wrote to the server: a member's ETag after the write ("" when
+  // the server gave none), or nullopt for a member it deleted.
+  void wrote(const std::string& href, std::optional<std::string> etag) {
+    wrote_[href_key(href)] = std::move(etag);
   }
 
   // The server's members now: the changes since the saved token when it is
@@ -204,6 +235,7 @@ class Run {
         if (f->kind != DavFailure::Kind::precondition) note_failure(link.href, *f);
         return;
       }
+      wrote(link.href, std::nullopt);
       forget(link);
       report_.add("deleted_there");
       return;
@@ -222,13 +254,7 @@ class Run {
           report_.notes.push_back(link.href + ": missing from the listing but still there");
         return;
       }
-      // Deleted there: delete here (a deletion wins over a change).
-      ctx_.db.write([&](store::Conn& conn) {
-        side->remove(conn, *link.record_id);
-        conn.query("DELETE FROM sync_links WHERE id = ?", {link.id});
-      });
-      report_.add("deleted_here");
-      if (changed_here) report_.add("conflicts");
+      deleted_there(*side, link, changed_here);
       return;
     }
     const std::string& etag_there = there->second.etag;
@@ -240,14 +266,26 @@ class Run {
     push(*side, link, now);
   }
 
+  // The member answered 404 to a GET of its own: deleted there, so deleted
+  // here (a deletion wins over a change).
+  void deleted_there(const Side& side, const Link& link, bool changed_here) {
+    ctx_.db.write([&](store::Conn& conn) {
+      side.remove(conn, *link.record_id);
+      conn.query("DELETE FROM sync_links WHERE id = ?", {link.id});
+    });
+    report_.add("deleted_here");
+    if (changed_here) report_.add("conflicts");
+  }
+
   // The record changed here: peto's properties go into the member as the
   // server has it, so what peto does not keep (alarms, more addresses,
   // photos) stays; the write is conditional on the version just read.
   void push(const Side& side, const Link& link, const Rendered& now) {
     auto got = dav_.get(link.href);
     if (auto* f = std::get_if<DavFailure>(&got)) {
-      if (f->kind != DavFailure::Kind::not_found) note_failure(link.href, *f);
-      return;  // gone meanwhile: the next run sees it
+      // Gone, though the listing had it: a sync-token's gap may never tell.
+      if (f->kind == DavFailure::Kind::not_found) return deleted_there(side, link, true);
+      return note_failure(link.href, *f);
     }
     // Conditional on the version the decision was made on: a member changed
     // there since the listing answers 412 and is pulled next run.
@@ -261,9 +299,10 @@ class Run {
       report_.notes.push_back(link.href + ": changed on the server while peto wrote it");
       return;
     }
+    const std::string etag = etag_after_write(link.href, std::get<std::string>(put));
+    wrote(link.href, etag);
     ctx_.db.query("UPDATE sync_links SET etag = ?, local_hash = ?, synced_at = ? WHERE id = ?",
-                  {etag_after_write(link.href, std::get<std::string>(put)), now.hash,
-                   ctx_.clock.now_ms(), link.id});
+                  {etag, now.hash, ctx_.clock.now_ms(), link.id});
     report_.add("pushed");
   }
 
@@ -281,8 +320,8 @@ class Run {
   void pull(const Side& side, const Link& link, bool changed_here) {
     auto got = dav_.get(link.href);
     if (auto* f = std::get_if<DavFailure>(&got)) {
-      if (f->kind != DavFailure::Kind::not_found) note_failure(link.href, *f);
-      return;  // gone since the listing: the next run deletes it here
+      if (f->kind == DavFailure::Kind::not_found) return deleted_there(side, link, changed_here);
+      return note_failure(link.href, *f);
     }
     const DavBody& body = std::get<DavBody>(got);
     // The listing's ETag is the one the next listing is compared with.
@@ -342,12 +381,14 @@ class Run {
       return note_failure(href, *f);
     }
     const json& created = record["created_at"];
+    const std::string etag = etag_after_write(href, std::get<std::string>(put));
+    wrote(href, etag);
     ctx_.db.query(
         "INSERT INTO sync_links (connection_id, record_kind, record_id, record_created_at, uid,"
         " href, etag, local_hash, synced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         {ctx_.connection_id, side.record_kind, id,
          created.is_number() ? store::Value(created.get<std::int64_t>()) : store::Value(), uid,
-         href, etag_after_write(href, std::get<std::string>(put)), r.hash, ctx_.clock.now_ms()});
+         href, etag, r.hash, ctx_.clock.now_ms()});
     report_.add("uploaded");
   }
 
@@ -419,6 +460,7 @@ class Run {
   SyncReport& report_;
   std::map<std::string, DavMember> remote_;  // by href_key
   std::string token_;
+  std::map<std::string, std::optional<std::string>> wrote_;  // by href_key; see wrote()
   std::vector<Link> links_;
   std::map<std::string, std::map<std::int64_t, json>> records_;  // kind → id → record
   std::set<std::pair<std::string, std::int64_t>> linked_records_;

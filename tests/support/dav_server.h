@@ -17,6 +17,8 @@
 //   dav.set_sync_support(false);                    // REPORT → 501, no sync-token
 //   dav.set_sync_page(2);                           // sync answers paged with 507
 //   dav.forget_history();                           // tokens given so far → 403 valid-sync-token
+//   dav.set_elide_short_lived(true);                // a member made and removed since the
+//                                                   // token is not reported (RFC 6578 §3.5.1)
 //   dav.hold(); … dav.wait_held(1) … dav.release(); // requests wait at a gate
 //
 // Paths are decoded ("/dav/cal/a b.ics"); hrefs in answers are the encoded
@@ -110,6 +112,12 @@ class DavServer {
   }
   // At most `n` changes per sync-collection answer (0: all), the rest
   // announced with a 507 on the collection, as large servers page them.
+  // true: a sync answer leaves out a member that was both made and removed
+  // since its token, as some servers do (RFC 6578 allows either).
+  void set_elide_short_lived(bool on) {
+    std::lock_guard lock(mutex_);
+    elide_short_lived_ = on;
+  }
   void set_sync_page(std::size_t n) {
     std::lock_guard lock(mutex_);
     sync_page_ = n;
@@ -216,10 +224,15 @@ class DavServer {
     std::string body;
     std::string etag;
     std::uint64_t changed = 0;  // the counter at its last write
+    std::uint64_t created = 0;  // the counter at its first
+  };
+  struct Deletion {
+    std::uint64_t when = 0;     // the counter at its deletion
+    std::uint64_t created = 0;  // the member's
   };
   struct Collection {
     std::map<std::string, Member> members;
-    std::map<std::string, std::uint64_t> deleted;  // path → counter at its deletion
+    std::map<std::string, Deletion> deleted;  // by path
   };
 
   static std::string token(std::uint64_t n) { return "http://peto.test/sync/" + std::to_string(n); }
@@ -255,6 +268,7 @@ class DavServer {
     if (c == nullptr) return "";
     ++counter_;
     Member& m = c->members[path];
+    if (m.created == 0) m.created = counter_;
     m.body = body;
     m.etag = "\"" + std::to_string(counter_) + "\"";
     m.changed = counter_;
@@ -263,9 +277,13 @@ class DavServer {
   }
   bool erase(const std::string& path) {
     Collection* c = collection_of(path);
-    if (c == nullptr || c->members.erase(path) == 0) return false;
+    if (c == nullptr) return false;
+    auto it = c->members.find(path);
+    if (it == c->members.end()) return false;
+    const std::uint64_t created = it->second.created;
+    c->members.erase(it);
     ++counter_;
-    c->deleted[path] = counter_;
+    c->deleted[path] = {counter_, created};
     return true;
   }
 
@@ -471,8 +489,9 @@ class DavServer {
     std::vector<Change> changes;
     for (const auto& [p, item] : coll->second.members)
       if (item.changed > since) changes.push_back({item.changed, &p, &item});
-    for (const auto& [p, when] : coll->second.deleted)
-      if (when > since && since != 0) changes.push_back({when, &p, nullptr});
+    for (const auto& [p, gone] : coll->second.deleted)
+      if (gone.when > since && since != 0 && !(elide_short_lived_ && gone.created > since))
+        changes.push_back({gone.when, &p, nullptr});
     std::sort(changes.begin(), changes.end(),
               [](const Change& a, const Change& b) { return a.when < b.when; });
     std::uint64_t upto = counter_;
@@ -508,6 +527,7 @@ class DavServer {
   bool sync_support_ = true;
   bool absolute_hrefs_ = false;
   std::size_t sync_page_ = 0;
+  bool elide_short_lived_ = false;
   bool held_ = false;
   std::size_t waiting_ = 0;
   std::function<void(const DavRequest&)> hook_;
