@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/app.h"
+#include "core/timezone.h"
 #include "core/token.h"
 #include "domain/accounts.h"
 #include "domain/applications.h"
@@ -234,7 +235,7 @@ class Story {
         v["salary_min"] = l.salary_min * 1000;
         v["salary_max"] = l.salary_max * 1000;
       }
-      if (l.closes_in_days != kNoDate) v["closes_on"] = domain::add_days(today_, l.closes_in_days);
+      if (l.closes_in_days != kNoDate) v["closes_on"] = add_days(today_, l.closes_in_days);
       if (std::string(l.state) == "discarded")
         v["discard_reason"] = n % 2 == 0 ? "location" : "pay";
       listing_ids_.push_back(make("listings", v));
@@ -356,8 +357,8 @@ class Story {
                     {"base_pay", 740000},
                     {"currency", "SEK"},
                     {"period", "year"},
-                    {"start_on", domain::add_days(today_, 45)},
-                    {"answer_by", domain::add_days(today_, 6)},
+                    {"start_on", add_days(today_, 45)},
+                    {"answer_by", add_days(today_, 6)},
                     {"benefits", "Pension 4.5 %, wellness allowance, 30 days of holiday."}});
   }
 

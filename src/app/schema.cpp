@@ -38,7 +38,8 @@ std::vector<store::Migration> migrations() {
   add(media::Backups::migrations());            // 12
   add(sync::Syncs::migrations());               // 13
   all.push_back(store::ids_never_reused(14));
-  add(domain::Trash::migrations());  // 15
+  add(domain::Trash::migrations());       // 15
+  add(domain::added_field_migrations());  // 16
   return all;
 }
 

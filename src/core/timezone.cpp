@@ -166,4 +166,12 @@ std::optional<std::int64_t> parse_date_utc_ms(std::string_view yyyy_mm_dd) {
   return std::chrono::duration_cast<Ms>(days.time_since_epoch()).count();
 }
 
+std::string add_days(const std::string& date, int days) {
+  // Through parse_date_utc_ms rather than date::parse, whose inlined parser
+  // trips GCC 12's -Wmaybe-uninitialized at -O2.
+  std::optional<std::int64_t> midnight = parse_date_utc_ms(date);
+  if (!midnight) return date;
+  return local_date(*midnight + static_cast<std::int64_t>(days) * 86'400'000, "UTC");
+}
+
 }  // namespace peto

@@ -39,6 +39,10 @@ std::string local_date(std::int64_t utc_ms, const std::string& zone);
 // of the change; one that happens twice resolves to the earlier.
 std::optional<std::int64_t> parse_local(std::string_view text, const std::string& zone);
 
+// `date` ("YYYY-MM-DD") plus `days`, as YYYY-MM-DD; `date` itself when it is
+// not a date.
+std::string add_days(const std::string& date, int days);
+
 // Midnight UTC of a real calendar date "YYYY-MM-DD"; nullopt for junk or an
 // impossible date ("2026-02-30").
 std::optional<std::int64_t> parse_date_utc_ms(std::string_view yyyy_mm_dd);

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/timezone.h"
 #include "core/token.h"
+#include "domain/records.h"
 
 namespace peto::domain {
 
@@ -282,19 +283,27 @@ FieldErrors Accounts::update_profile(std::int64_t id, const std::string& languag
     errors.add("closing_notice_days", "error_closing_notice_days_range");
   }
   if (!errors.empty()) return errors;
-  db_.query(
-      "UPDATE users SET language = ?, time_zone = ?, quiet_after_days = ?,"
-      " closing_notice_days = ?, updated_at = ? WHERE id = ?",
-      {language, time_zone, quiet_after_days, closing_notice_days, clock_.now_ms(), id});
+  db_.write([&](store::Conn& c) {
+    c.query(
+        "UPDATE users SET language = ?, time_zone = ?, quiet_after_days = ?,"
+        " closing_notice_days = ?, updated_at = ? WHERE id = ?",
+        {language, time_zone, quiet_after_days, closing_notice_days, clock_.now_ms(), id});
+    follow_time_zone(c, id);
+    return true;
+  });
   return errors;
 }
 
 bool Accounts::adopt_time_zone(std::int64_t id, const std::string& zone) {
   if (zone == "UTC" || !is_valid_time_zone(zone)) return false;
-  return db_.query(
-                "UPDATE users SET time_zone = ?, updated_at = ? WHERE id = ? AND time_zone = 'UTC'",
+  return db_.write([&](store::Conn& c) {
+    bool adopted =
+        c.query("UPDATE users SET time_zone = ?, updated_at = ? WHERE id = ? AND time_zone = 'UTC'",
                 {zone, clock_.now_ms(), id})
-             .affected == 1;
+            .affected == 1;
+    if (adopted) follow_time_zone(c, id);
+    return adopted;
+  });
 }
 
 void Accounts::set_active(std::int64_t id, bool active) {

@@ -76,6 +76,7 @@ CalItem interview_item(const json& interview, const std::string& uid, const std:
   item.description = string_field(interview, "notes");
   item.start = moment_field(interview, "starts_at");
   item.end = moment_field(interview, "ends_at");
+  item.day = string_field(interview, "starts_on");
   // An interview without an end shows as an hour long.
   if (!item.end && item.start) item.end = *item.start + kHourMs;
   item.cancelled = string_field(interview, "outcome") == "cancelled";
@@ -88,6 +89,7 @@ CalItem reminder_item(const json& reminder, const std::string& uid) {
   item.uid = uid;
   item.summary = string_field(reminder, "title");
   item.due = moment_field(reminder, "due_at");
+  item.day = string_field(reminder, "due_on");
   item.completed = moment_field(reminder, "done_at");
   return item;
 }
@@ -106,10 +108,16 @@ Card contact_card(const json& contact, const std::string& uid) {
 
 json interview_values(const CalItem& item) {
   json v = json::object();
-  std::optional<std::int64_t> start = item.start ? item.start : item.due;
-  if (start) v["starts_at"] = *start;
-  v["ends_at"] = moment(item.end);
-  if (start && item.end && *item.end < *start) v["ends_at"] = nullptr;
+  // An all-day event is given by its day alone: peto derives the times.
+  if (!item.day.empty()) {
+    v["starts_on"] = item.day;
+  } else {
+    v["starts_on"] = nullptr;
+    std::optional<std::int64_t> start = item.start ? item.start : item.due;
+    if (start) v["starts_at"] = *start;
+    v["ends_at"] = moment(item.end);
+    if (start && item.end && *item.end < *start) v["ends_at"] = nullptr;
+  }
   v["place"] = optional_text(item.location, "interviews", "place");
   v["notes"] = optional_text(item.description, "interviews", "notes");
   return v;
@@ -118,8 +126,14 @@ json interview_values(const CalItem& item) {
 json reminder_values(const CalItem& item) {
   json v = json::object();
   if (!blank(item.summary)) v["title"] = cut_to_field(trimmed(item.summary), "reminders", "title");
+  // Due on a day, at a moment, or (a task without DUE) not at all.
   std::optional<std::int64_t> due = item.due ? item.due : item.start;
-  if (due) v["due_at"] = *due;
+  if (!item.day.empty()) {
+    v["due_on"] = item.day;
+  } else {
+    v["due_on"] = nullptr;
+    v["due_at"] = moment(due);
+  }
   v["done_at"] = moment(item.completed);
   return v;
 }

@@ -37,10 +37,11 @@ formats::CalItem interview_item(const nlohmann::json& interview, const std::stri
 formats::CalItem reminder_item(const nlohmann::json& reminder, const std::string& uid);
 formats::Card contact_card(const nlohmann::json& contact, const std::string& uid);
 
-// {starts_at, ends_at, place, notes}
+// {starts_at, ends_at, starts_on: null, place, notes}, or for an all-day
+// event {starts_on, place, notes} (the records derive the times).
 nlohmann::json interview_values(const formats::CalItem& item);
-// {title, due_at, done_at}; a VTODO without DUE keeps the reminder's due
-// time (due_at left out).
+// {title, due_at, due_on: null, done_at}, {title, due_on, done_at} for a
+// to-do due on a date, or due_at null for a to-do without DUE.
 nlohmann::json reminder_values(const formats::CalItem& item);
 // {name, email, phone, role, notes}; an address that is not one is left out.
 nlohmann::json contact_values(const formats::Card& card);

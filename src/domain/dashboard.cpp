@@ -16,7 +16,7 @@ const char* kOpenSent =
 
 std::vector<Record> reminders(store::Conn& db, const std::string& where, const store::Params& p) {
   auto rows = db.query(
-      "SELECT r.id, r.title, r.due_at, r.application_id,"
+      "SELECT r.id, r.title, r.due_at, r.due_on, r.application_id,"
       " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
       "  WHERE a.id = r.application_id) AS application_role"
       " FROM reminders r WHERE " +
@@ -24,15 +24,17 @@ std::vector<Record> reminders(store::Conn& db, const std::string& where, const s
       p);
   std::vector<Record> out;
   for (const auto& r : rows)
-    out.push_back({{"id", r.int_at("id")},
-                   {"title", r.text("title")},
-                   {"due_at", r.int_at("due_at")},
-                   {"application_id", r.is_null("application_id")
-                                          ? nlohmann::json()
-                                          : nlohmann::json(r.int_at("application_id"))},
-                   {"application_role", r.is_null("application_role")
-                                            ? nlohmann::json()
-                                            : nlohmann::json(r.text("application_role"))}});
+    out.push_back(
+        {{"id", r.int_at("id")},
+         {"title", r.text("title")},
+         {"due_at", r.int_at("due_at")},
+         {"due_on", r.is_null("due_on") ? nlohmann::json() : nlohmann::json(r.text("due_on"))},
+         {"application_id", r.is_null("application_id")
+                                ? nlohmann::json()
+                                : nlohmann::json(r.int_at("application_id"))},
+         {"application_role", r.is_null("application_role")
+                                  ? nlohmann::json()
+                                  : nlohmann::json(r.text("application_role"))}});
   return out;
 }
 
@@ -46,14 +48,6 @@ std::string quiet_condition() {
          "  AND i.outcome = 'scheduled')"
          " AND COALESCE((SELECT MAX(e.occurred_at) FROM application_events e"
          "  WHERE e.application_id = a.id), a.created_at) < ?";
-}
-
-std::string add_days(const std::string& date, int days) {
-  // Through core/timezone rather than date::parse, whose inlined parser trips
-  // GCC 12's -Wmaybe-uninitialized at -O2.
-  std::optional<std::int64_t> midnight = parse_date_utc_ms(date);
-  if (!midnight) return date;
-  return local_date(*midnight + days * kDayMs, "UTC");
 }
 
 Dashboard dashboard(store::Db& pool, std::int64_t owner, std::int64_t now, const std::string& today,
@@ -103,20 +97,24 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
                               {"closes_on", r.text("closes_on")}});
 
   auto interviews = db.query(
-      "SELECT i.id, i.kind, i.starts_at, i.place, i.application_id, l.role, c.name"
+      "SELECT i.id, i.kind, i.starts_at, i.starts_on, i.place, i.application_id, l.role, c.name"
       " FROM interviews i JOIN applications a ON a.id = i.application_id"
       " JOIN listings l ON l.id = a.listing_id JOIN companies c ON c.id = l.company_id"
-      " WHERE i.owner_id = ? AND i.outcome = 'scheduled' AND i.starts_at >= ?"
+      " WHERE i.owner_id = ? AND i.outcome = 'scheduled'"
+      " AND (i.starts_at >= ? OR (i.starts_on IS NOT NULL AND i.ends_at > ?))"
       " ORDER BY i.starts_at, i.id LIMIT 20",
-      {owner, now - 2 * 3600 * 1000});
+      {owner, now - 2 * 3600 * 1000, now});
   for (const auto& r : interviews)
-    d.interviews.push_back({{"id", r.int_at("id")},
-                            {"kind", r.text("kind")},
-                            {"starts_at", r.int_at("starts_at")},
-                            {"place", r.text("place")},
-                            {"application_id", r.int_at("application_id")},
-                            {"listing_role", r.text("role")},
-                            {"company_name", r.text("name")}});
+    d.interviews.push_back(
+        {{"id", r.int_at("id")},
+         {"kind", r.text("kind")},
+         {"starts_at", r.int_at("starts_at")},
+         {"starts_on",
+          r.is_null("starts_on") ? nlohmann::json() : nlohmann::json(r.text("starts_on"))},
+         {"place", r.text("place")},
+         {"application_id", r.int_at("application_id")},
+         {"listing_role", r.text("role")},
+         {"company_name", r.text("name")}});
 
   auto counts = db.query(
       "SELECT (SELECT COUNT(*) FROM applications a WHERE a.owner_id = ? AND a.status IN"

@@ -37,7 +37,4 @@ Dashboard dashboard(store::Db& pool, std::int64_t owner, std::int64_t now, const
 Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
                          const std::string& today, int quiet_after_days, int closing_notice_days);
 
-// `date` plus `days`, as YYYY-MM-DD.
-std::string add_days(const std::string& date, int days);
-
 }  // namespace peto::domain

@@ -109,7 +109,14 @@ struct Kind {
   std::vector<std::string> filterable;   // fields that ?field=value filters on exactly
   std::vector<std::string> columns;      // peto's own columns, as DDL ("name_key TEXT NOT NULL")
   std::vector<std::string> constraints;  // table constraints ("UNIQUE (owner_id, name_key)")
-  std::string due_field;  // a required moment lists may sort by, soonest first ("due_at"), or ""
+  std::string due_field;  // a moment lists may sort by, soonest first ("due_at"), or ""
+  // A date ("due_on") that makes the record all-day: when set, due_field is
+  // derived from it, the start of that day in the owner's time zone, and
+  // calendars get the date alone; "" for kinds that are never all-day.
+  std::string day_field;
+  // Fields added after the kind's table was first made, with the migration
+  // that adds them (the first table stays as it was made).
+  std::vector<std::pair<std::string, int>> added;
 
   const Field* field(std::string_view name) const;
 };
@@ -141,5 +148,7 @@ const std::vector<std::string>& end_reasons();
 
 // The tables of every kind, the timeline and tag links: migration 6.
 std::vector<store::Migration> record_migrations();
+// The fields each kind's `added` names, column by column (16: due_on, starts_on).
+std::vector<store::Migration> added_field_migrations();
 
 }  // namespace peto::domain

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 #include "core/text.h"
 #include "core/timezone.h"
@@ -155,6 +156,21 @@ std::variant<Value, std::string> convert(store::Conn& conn, std::int64_t owner, 
 
 using Columns = std::vector<std::pair<std::string, Value>>;
 
+// Where an undated record sorts among moments: after all of them.
+constexpr std::int64_t kUndated = std::numeric_limits<std::int64_t>::max();
+
+std::string owner_zone(store::Conn& conn, std::int64_t owner) {
+  auto rows = conn.query("SELECT time_zone FROM users WHERE id = ?", {owner});
+  return rows.empty() ? std::string("UTC") : rows[0].text("time_zone");
+}
+
+std::optional<std::int64_t> day_start(store::Conn& conn, std::int64_t owner,
+                                      const std::string& date) {
+  return parse_local(date + " 00:00", owner_zone(conn, owner));
+}
+
+std::string next_day(const std::string& date) { return add_days(date, 1); }
+
 const Value* column(const Columns& cols, std::string_view name) {
   for (const auto& [n, v] : cols)
     if (n == name) return &v;
@@ -169,6 +185,51 @@ Value new_or_stored(store::Conn& conn, const Kind& kind, std::optional<std::int6
   if (!id) return Value();
   auto rows = conn.query("SELECT " + name + " FROM " + kind.name + " WHERE id = ?", {*id});
   return rows.empty() ? Value() : rows[0].at(name);
+}
+
+Value* column(Columns& cols, std::string_view name) {
+  for (auto& [n, v] : cols)
+    if (n == name) return &v;
+  return nullptr;
+}
+
+void set_column(Columns& cols, const std::string& name, Value v) {
+  if (Value* c = column(cols, name))
+    *c = std::move(v);
+  else
+    cols.emplace_back(name, std::move(v));
+}
+
+// An all-day record's moment is the start of its day in the owner's zone; a
+// moment given without the day makes the record timed again. A moment given
+// with the day must be that start or the one stored (a form sends both).
+void check_day(store::Conn& conn, std::int64_t owner, const Kind& kind,
+               std::optional<std::int64_t> id, Columns& cols, FieldErrors& errors) {
+  if (kind.day_field.empty()) return;
+  const std::string& moment = kind.due_field;
+  const Value* day = column(cols, kind.day_field);
+  const Value* given = column(cols, moment);
+  if (day == nullptr || day->is_null()) {
+    if (day == nullptr && given != nullptr) set_column(cols, kind.day_field, Value(store::null));
+    return;
+  }
+  const std::string date = day->as_text();
+  auto start = day_start(conn, owner, date);
+  if (!start) {
+    errors.add(kind.day_field, "error_date");
+    return;
+  }
+  if (given != nullptr && !given->is_null() && given->as_int() != *start) {
+    Value stored = id ? new_or_stored(conn, kind, id, {}, moment) : Value();
+    if (stored.is_null() || stored.as_int() != given->as_int()) {
+      errors.add(kind.day_field, "error_time_or_day");
+      return;
+    }
+  }
+  set_column(cols, moment, Value(*start));
+  // An all-day interview lasts the day.
+  if (kind.name == "interviews")
+    set_column(cols, "ends_at", Value(day_start(conn, owner, next_day(date)).value_or(*start)));
 }
 
 // Checks that involve more than one field, or the rest of the person's data.
@@ -206,6 +267,10 @@ void check_kind(store::Conn& conn, std::int64_t owner, const Kind& kind,
       if (!ok) errors.add("currency", "error_currency");
     }
   } else if (kind.name == "interviews") {
+    if (new_or_stored(conn, kind, id, cols, "starts_at").is_null()) {
+      errors.add("starts_at", "error_required");
+      return;
+    }
     const Value* start = column(cols, "starts_at");
     const Value* end = column(cols, "ends_at");
     Value from = new_or_stored(conn, kind, id, cols, "starts_at");
@@ -251,6 +316,7 @@ std::variant<Columns, FieldErrors> validate(store::Conn& conn, std::int64_t owne
       else if (f != nullptr && !f->writable)
         errors.add(name, "error_read_only");
     }
+  if (errors.empty()) check_day(conn, owner, kind, id, cols, errors);
   if (errors.empty()) check_kind(conn, owner, kind, id, cols, errors);
   if (!errors.empty()) return errors;
   return cols;
@@ -435,6 +501,28 @@ std::string slug(std::string_view name) {
 
 std::string today_utc(const Clock& clock) { return local_date(clock.now_ms(), "UTC"); }
 
+void follow_time_zone(store::Conn& conn, std::int64_t owner) {
+  const std::string zone = owner_zone(conn, owner);
+  for (const Kind& k : kinds()) {
+    if (k.day_field.empty()) continue;
+    for (const auto& row : conn.query("SELECT id, " + k.day_field + " AS day FROM " + k.name +
+                                          " WHERE owner_id = ? AND " + k.day_field + " IS NOT NULL",
+                                      {owner})) {
+      const std::string day = row.text("day");
+      auto start = parse_local(day + " 00:00", zone);
+      if (!start) continue;
+      std::string sql = "UPDATE " + k.name + " SET " + k.due_field + " = ?";
+      store::Params params{*start};
+      if (k.name == "interviews") {
+        sql += ", ends_at = ?";
+        params.emplace_back(parse_local(next_day(day) + " 00:00", zone).value_or(*start));
+      }
+      params.emplace_back(row.int_at("id"));
+      conn.query(sql + " WHERE id = ?", params);
+    }
+  }
+}
+
 Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
   std::string sql = select_sql(kind, today_utc(clock_)) + " WHERE t.owner_id = ?";
   store::Params params{owner};
@@ -467,8 +555,12 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     sql += " AND t.id < ?";
     params.emplace_back(*q.before_id);
   }
+  // Undated records come last, on both backends (SQLite sorts NULL first,
+  // PostgreSQL last), and the cursor carries them as the largest moment.
+  const std::string due_key =
+      due != nullptr ? "COALESCE(t." + due->name + ", " + std::to_string(kUndated) + ")" : "";
   if (due != nullptr && q.after) {
-    sql += " AND (t." + due->name + " > ? OR (t." + due->name + " = ? AND t.id > ?))";
+    sql += " AND (" + due_key + " > ? OR (" + due_key + " = ? AND t.id > ?))";
     params.emplace_back(q.after->first);
     params.emplace_back(q.after->first);
     params.emplace_back(q.after->second);
@@ -478,8 +570,7 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     params.emplace_back(*q.updated_since);
   }
   int limit = std::clamp(q.limit, 1, 200);
-  sql +=
-      due != nullptr ? " ORDER BY t." + due->name + ", t.id" : std::string(" ORDER BY t.id DESC");
+  sql += due != nullptr ? " ORDER BY " + due_key + ", t.id" : std::string(" ORDER BY t.id DESC");
   sql += " LIMIT " + std::to_string(limit + 1);
   auto rows = db_.query(sql, params);
   Page page;
@@ -487,7 +578,9 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     if (static_cast<int>(page.items.size()) == limit) {
       const Record& last = page.items.back();
       if (due != nullptr)
-        page.next_after = {last[due->name].get<std::int64_t>(), last["id"].get<std::int64_t>()};
+        page.next_after = {
+            last[due->name].is_number() ? last[due->name].get<std::int64_t>() : kUndated,
+            last["id"].get<std::int64_t>()};
       else
         page.next_cursor = last["id"].get<std::int64_t>();
       break;

@@ -138,5 +138,8 @@ bool owns(store::Db& db, const std::string& table, std::int64_t id, std::int64_t
 std::string slug(std::string_view name);
 // "YYYY-MM-DD" of the clock's now, UTC.
 std::string today_utc(const Clock& clock);
+// Moves the owner's all-day reminders and interviews to the start of their
+// days in the owner's time zone, after it changed.
+void follow_time_zone(store::Conn& conn, std::int64_t owner);
 
 }  // namespace peto::domain

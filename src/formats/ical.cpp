@@ -90,16 +90,32 @@ void time_line(std::string& out, std::string_view name, std::optional<std::int64
   if (ms) out += std::string(name) + ":" + ics_time(*ms) + "\r\n";
 }
 
+// A DATE value ("DUE;VALUE=DATE:20270120") of "YYYY-MM-DD".
+void date_line(std::string& out, std::string_view name, const std::string& day) {
+  std::string compact;
+  for (char c : day)
+    if (c != '-') compact += c;
+  out += std::string(name) + ";VALUE=DATE:" + compact + "\r\n";
+}
+
 void write_item(std::string& out, const CalItem& item, std::int64_t now_ms) {
   bool event = item.type == CalItem::Type::event;
+  bool all_day = !item.day.empty() && parse_date_utc_ms(item.day).has_value();
   out += event ? "BEGIN:VEVENT\r\n" : "BEGIN:VTODO\r\n";
   out += fold("UID:" + escape(item.uid));
   time_line(out, "DTSTAMP", now_ms);
-  time_line(out, "DTSTART", item.start);
-  if (event) {
+  if (event && all_day) {
+    date_line(out, "DTSTART", item.day);
+    date_line(out, "DTEND", add_days(item.day, 1));
+  } else if (event) {
+    time_line(out, "DTSTART", item.start);
     time_line(out, "DTEND", item.end);
   } else {
-    time_line(out, "DUE", item.due);
+    time_line(out, "DTSTART", item.start);
+    if (all_day)
+      date_line(out, "DUE", item.day);
+    else
+      time_line(out, "DUE", item.due);
     time_line(out, "COMPLETED", item.completed);
   }
   text_line(out, "SUMMARY", item.summary);
@@ -322,15 +338,25 @@ std::optional<std::string> known_zone(std::string tzid) {
   return std::nullopt;
 }
 
+// Whether a property's value is a DATE (all day) rather than a DATE-TIME.
+bool is_date(const Property& p) {
+  const std::string* kind = p.param("VALUE");
+  return (p.value.size() == 8 && all_digits(p.value)) ||
+         (kind != nullptr && upper(*kind) == "DATE");
+}
+
 // DATE or DATE-TIME value as UTC ms: "…Z" is UTC, TZID a zone, neither
-// floating (read in `zone`), a DATE midnight UTC.
+// floating (read in `zone`), a DATE the start of that day in `zone`.
 std::optional<std::int64_t> time_of(const Property& p, const std::string& zone) {
   std::string v = upper(p.value);
   auto iso_date = [&](std::string_view d) {
     return std::string(d.substr(0, 4)) + "-" + std::string(d.substr(4, 2)) + "-" +
            std::string(d.substr(6, 2));
   };
-  if (v.size() == 8 && all_digits(v)) return parse_date_utc_ms(iso_date(v));
+  if (v.size() == 8 && all_digits(v)) {
+    if (!parse_date_utc_ms(iso_date(v))) return std::nullopt;
+    return parse_local(iso_date(v) + " 00:00", zone);
+  }
   const std::string* kind = p.param("VALUE");
   if (kind != nullptr && upper(*kind) == "DATE") return std::nullopt;
   bool utc = v.size() == 16 && v.back() == 'Z';
@@ -431,6 +457,11 @@ std::variant<CalItem, std::string> read_calendar(std::string_view text, const st
         return std::string(names[i]) +
                " is not a time: " + p->value.substr(0, utf8_prefix(p->value, 40));
     }
+  }
+  const Property* anchor = c.get(item.type == CalItem::Type::todo ? "DUE" : "DTSTART");
+  if (anchor != nullptr && is_date(*anchor)) {
+    const std::string v = trimmed(anchor->value);
+    item.day = v.substr(0, 4) + "-" + v.substr(4, 2) + "-" + v.substr(6, 2);
   }
   if (const Property* d = c.get("DURATION"); d && item.start && !item.end && !item.due) {
     auto ms = duration_of(d->value);

@@ -37,7 +37,10 @@ struct CalItem {
   std::optional<std::int64_t> end;        // VEVENT DTEND
   std::optional<std::int64_t> due;        // VTODO DUE
   std::optional<std::int64_t> completed;  // VTODO COMPLETED (STATUS:COMPLETED alone: `due`)
-  bool cancelled = false;                 // STATUS:CANCELLED
+  // "YYYY-MM-DD" for an all-day item (an event's DTSTART or a to-do's DUE is a
+  // DATE); `start` or `due` is then the start of that day in the reader's zone.
+  std::string day;
+  bool cancelled = false;  // STATUS:CANCELLED
 };
 
 struct Card {

@@ -101,6 +101,7 @@ void Importer::import_profile(const json& p) {
       "UPDATE users SET language = ?, time_zone = ?, quiet_after_days = ?,"
       " closing_notice_days = ?, updated_at = ? WHERE id = ?",
       {language, zone, quiet, closing, clock_.now_ms(), owner_});
+  domain::follow_time_zone(conn_, owner_);
 }
 
 void Importer::import_kind(const domain::Kind& k, const json& list) {
@@ -129,8 +130,11 @@ void Importer::import_kind(const domain::Kind& k, const json& list) {
     }
     domain::Input in;
     in.from_form = false;
+    // An all-day record brings its day; its times follow from the day where
+    // the person importing it lives.
+    const bool all_day = !k.day_field.empty() && field(o, k.day_field).is_string();
     for (const auto& f : k.fields) {
-      if (!f.writable) continue;
+      if (!f.writable || (all_day && f.name == k.due_field)) continue;
       const json& v = field(o, f.name);
       if (f.type == domain::FieldType::ref && !v.is_null())
         in.values[f.name] = mapped(at, f.ref_kind, o, f.name, false);
@@ -152,7 +156,7 @@ void Importer::import_kind(const domain::Kind& k, const json& list) {
     std::string sql;
     store::Params params;
     for (const auto& f : k.fields) {
-      bool exact = !f.writable || (k.name == "interviews" && f.name == "ends_at");
+      bool exact = !f.writable || (k.name == "interviews" && f.name == "ends_at" && !all_day);
       if (!exact) continue;
       if (f.type == domain::FieldType::choice) {
         auto v = opt_text(at, o, f.name, 50).value_or(f.choices.front());

@@ -14,12 +14,11 @@ namespace {
 using domain::Kind;
 using domain::Record;
 
-nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> items,
-                          const std::string& field) {
+// Each reminder with `due_at_text`: its day, its local time or "No date".
+nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> items) {
   nlohmann::json out = nlohmann::json::array();
   for (Record& r : items) {
-    if (r[field].is_number())
-      r[field + "_text"] = p.site.format_time(v, r[field].get<std::int64_t>());
+    r["due_at_text"] = p.view.when(v, domain::kind("reminders"), r);
     out.push_back(std::move(r));
   }
   return out;
@@ -46,20 +45,19 @@ Response dashboard_page(RecordPages& p, Request& r, const Visitor& v) {
   nlohmann::json interviews = nlohmann::json::array();
   for (Record& i : d.interviews) {
     i["kind_label"] = p.view.choice_label(v, "kind", i["kind"].get<std::string>());
-    i["starts_at_text"] = p.site.format_time(v, i["starts_at"].get<std::int64_t>());
+    i["starts_at_text"] = p.view.when(v, domain::kind("interviews"), i);
     interviews.push_back(std::move(i));
   }
-  nlohmann::json data = {
-      {"title", p.view.text(v, "title_dashboard")},
-      {"csrf_return", "/"},
-      {"reminders_due", with_times(p, v, std::move(d.reminders_due), "due_at")},
-      {"reminders_upcoming", with_times(p, v, std::move(d.reminders_upcoming), "due_at")},
-      {"gone_quiet", quiet},
-      {"closing_soon", d.closing_soon},
-      {"interviews", interviews},
-      {"open_applications", d.open_applications},
-      {"undecided_listings", d.undecided_listings},
-      {"quiet_after_days", v.account.quiet_after_days}};
+  nlohmann::json data = {{"title", p.view.text(v, "title_dashboard")},
+                         {"csrf_return", "/"},
+                         {"reminders_due", with_times(p, v, std::move(d.reminders_due))},
+                         {"reminders_upcoming", with_times(p, v, std::move(d.reminders_upcoming))},
+                         {"gone_quiet", quiet},
+                         {"closing_soon", d.closing_soon},
+                         {"interviews", interviews},
+                         {"open_applications", d.open_applications},
+                         {"undecided_listings", d.undecided_listings},
+                         {"quiet_after_days", v.account.quiet_after_days}};
   data["no_reminders_due"] = data["reminders_due"].empty();
   data["no_reminders_upcoming"] = data["reminders_upcoming"].empty();
   data["no_gone_quiet"] = quiet.empty();
@@ -190,7 +188,7 @@ nlohmann::json related_items(RecordPages& p, const Visitor& v, std::int64_t id,
                            {"id", id_of(rec)}};
     if (rk.name == "reminders") {
       bool done = rec["done_at"].is_number();
-      item["due"] = p.site.format_time(v, rec["due_at"].get<std::int64_t>());
+      item["due"] = p.view.when(v, rk, rec);
       item["done"] = done;
       item["done_value"] = done ? "0" : "1";
       item["done_label"] = p.view.text(v, done ? "reminder_undo" : "reminder_done");

@@ -47,6 +47,12 @@ std::string RecordView::shown(const Visitor& v, const Field& f, const nlohmann::
   }
 }
 
+std::string RecordView::when(const Visitor& v, const Kind& k, const Record& r) const {
+  if (!k.day_field.empty() && r[k.day_field].is_string()) return r[k.day_field].get<std::string>();
+  const nlohmann::json& moment = r[k.due_field];
+  return moment.is_number() ? site_.format_time(v, moment.get<std::int64_t>()) : text(v, "no_date");
+}
+
 std::string RecordView::ref_href(const Field& f, const nlohmann::json& value) {
   if (f.type != FieldType::ref || !value.is_number()) return "";
   return "/" + f.ref_kind + "/" + std::to_string(value.get<std::int64_t>());
@@ -61,8 +67,7 @@ std::string RecordView::title_of(const Visitor& v, const Kind& k, const Record& 
     else
       title = it->is_string() ? it->get<std::string>() : it->dump();
   }
-  if (k.name == "interviews" && r["starts_at"].is_number())
-    title += " · " + site_.format_time(v, r["starts_at"].get<std::int64_t>());
+  if (k.name == "interviews" && r["starts_at"].is_number()) title += " · " + when(v, k, r);
   if (k.name == "offers" && r["currency"].is_string())
     title += " " + r["currency"].get<std::string>();
   if (title.size() > 80) {
@@ -158,6 +163,7 @@ nlohmann::json RecordView::cells(const Visitor& v, const Kind& k, const Record& 
     const nlohmann::json& value = r[f.name];
     std::string shown_text =
         f.type == FieldType::ref && value.is_number() ? ref_text(r, f) : shown(v, f, value);
+    if (f.name == k.due_field && !k.day_field.empty()) shown_text = when(v, k, r);
     std::string href = ref_href(f, value);
     // An address, a web page and a phone number open in what handles them.
     if (value.is_string() && f.type == FieldType::email) href = "mailto:" + shown_text;
@@ -220,7 +226,9 @@ nlohmann::json RecordView::form_values(const Visitor& v, const Kind& k, const Re
   nlohmann::json out = nlohmann::json::object();
   for (const Field& f : k.fields) {
     const nlohmann::json& value = r[f.name];
-    if (value.is_null()) {
+    // An all-day record shows its day, and its derived time empty.
+    bool derived = f.name == k.due_field && !k.day_field.empty() && r[k.day_field].is_string();
+    if (value.is_null() || derived) {
       out[f.name] = "";
     } else if (f.type == FieldType::datetime) {
       out[f.name] = format_local(value.get<std::int64_t>(), v.time_zone, "%Y-%m-%dT%H:%M");

@@ -34,6 +34,9 @@ class RecordView {
   std::string title_of(const Visitor& v, const domain::Kind& k, const domain::Record& r) const;
   // One field's value as the reader sees it ("" for empty).
   std::string shown(const Visitor& v, const domain::Field& f, const nlohmann::json& value) const;
+  // When a record with a due field falls: its day for an all-day one
+  // ("2027-01-20"), its local time, or "No date".
+  std::string when(const Visitor& v, const domain::Kind& k, const domain::Record& r) const;
   // The href of a ref field's target, "" when empty.
   static std::string ref_href(const domain::Field& f, const nlohmann::json& value);
 

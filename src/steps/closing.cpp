@@ -14,12 +14,6 @@ constexpr engine::Figure kListings{"listings", "{n} closing listing announced",
                                    "{n} closing listings announced"};
 constexpr engine::Figure kErrors{"errors"};
 
-std::string add_days(const std::string& date, int days) {
-  auto ms = parse_date_utc_ms(date);
-  if (!ms) return date;
-  return format_time_s(*ms + static_cast<Millis>(days) * 86'400'000).substr(0, 10);
-}
-
 }  // namespace
 
 engine::StepResult Closing::run(engine::PassContext& ctx) {

@@ -78,7 +78,8 @@ std::string CalendarFeeds::render(std::int64_t owner) {
   std::string language = lang.empty() ? "" : lang[0].text("language");
   std::vector<formats::CalItem> items;
   auto interviews = db_.query(
-      "SELECT i.id, i.uid, i.created_at, i.starts_at, i.ends_at, i.place, i.notes, i.outcome,"
+      "SELECT i.id, i.uid, i.created_at, i.starts_at, i.starts_on, i.ends_at, i.place, i.notes,"
+      " i.outcome,"
       " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
       "  WHERE a.id = i.application_id) AS application_role"
       " FROM interviews i WHERE i.owner_id = ? ORDER BY i.starts_at, i.id",
@@ -88,6 +89,7 @@ std::string CalendarFeeds::render(std::int64_t owner) {
                    {"uid", row.text("uid")},
                    {"created_at", row.int_at("created_at")},
                    {"starts_at", row.int_at("starts_at")},
+                   {"starts_on", nullable_text(row, "starts_on")},
                    {"ends_at", nullable_int(row, "ends_at")},
                    {"place", nullable_text(row, "place")},
                    {"notes", nullable_text(row, "notes")},
@@ -97,14 +99,15 @@ std::string CalendarFeeds::render(std::int64_t owner) {
                                            domain::interview_title(language, record)));
   }
   auto reminders = db_.query(
-      "SELECT id, created_at, title, due_at FROM reminders"
-      " WHERE owner_id = ? AND done_at IS NULL ORDER BY due_at, id",
+      "SELECT id, created_at, title, due_at, due_on FROM reminders"
+      " WHERE owner_id = ? AND done_at IS NULL AND due_at IS NOT NULL ORDER BY due_at, id",
       {owner});
   for (const store::Row& row : reminders) {
     json record = {{"id", row.int_at("id")},
                    {"created_at", row.int_at("created_at")},
                    {"title", row.text("title")},
                    {"due_at", row.int_at("due_at")},
+                   {"due_on", nullable_text(row, "due_on")},
                    {"done_at", nullptr}};
     // Calendar apps that only subscribe show events, not to-dos.
     formats::CalItem item = domain::reminder_item(record, domain::record_uid("reminders", record));

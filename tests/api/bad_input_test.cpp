@@ -89,6 +89,8 @@ TEST_P(BadInputApiTest, WrongTypesAre422NamingTheField) {
       {"applications", {{"listing_id", nullptr}}, "listing_id"},
       {"reminders", {{"due_at", 1800000000000}}, "due_at"},
       {"reminders", {{"title", nullptr}}, "title"},
+      {"reminders", {{"due_on", "2027-02-30"}}, "due_on"},
+      {"reminders", {{"due_at", "2027-01-20T10:00:00Z"}, {"due_on", "2027-01-21"}}, "due_on"},
       {"offers", {{"base_pay", -5}}, "base_pay"},
       {"contacts", {{"email", "not an address"}}, "email"},
       {"companies", {{"website", "javascript:alert(1)"}}, "website"},

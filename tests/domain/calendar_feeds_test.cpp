@@ -110,6 +110,17 @@ TEST_P(CalendarFeedsTest, RenderHoldsTheOwnersInterviewsAndOpenRemindersOnly) {
   EXPECT_EQ(feeds.render(other_).find("Data engineer"), std::string::npos);
 }
 
+// A reminder due on a day is an all-day event; one without a date has no
+// place on a calendar.
+TEST_P(CalendarFeedsTest, AllDayRemindersAreDaysAndUndatedOnesStayOut) {
+  make(owner_, "reminders", {{"title", "Forms due"}, {"due_on", "2027-01-21"}});
+  make(owner_, "reminders", {{"title", "Someday"}});
+  std::string ics = CalendarFeeds(db(), clock_).render(owner_);
+  EXPECT_NE(ics.find("DTSTART;VALUE=DATE:20270121\r\n"), std::string::npos) << ics;
+  EXPECT_NE(ics.find("DTEND;VALUE=DATE:20270122\r\n"), std::string::npos) << ics;
+  EXPECT_EQ(ics.find("Someday"), std::string::npos) << ics;
+}
+
 PETO_BOTH_BACKENDS(CalendarFeedsTest);
 
 }  // namespace

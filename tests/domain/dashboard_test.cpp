@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/timezone.h"
 #include "domain/accounts.h"
 #include "domain/applications.h"
 #include "tests/support/domain_fixture.h"

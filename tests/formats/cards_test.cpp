@@ -222,11 +222,17 @@ TEST(Cards, TimesWithZonesFloatingAndAllDay) {
       read_ok(event_with("DTSTART;TZID=W. Europe Standard Time:20270120T100000"), "Europe/Paris")
           .start,
       kStart);
-  // All day: midnight UTC.
+  // All day: the day, which starts at midnight where the reader is.
   CalItem all_day = read_ok(event_with("DTSTART;VALUE=DATE:20270120", "DTEND;VALUE=DATE:20270121"));
+  EXPECT_EQ(all_day.day, "2027-01-20");
   EXPECT_EQ(all_day.start, *parse_time("2027-01-20T00:00:00Z"));
   EXPECT_EQ(all_day.end, *parse_time("2027-01-21T00:00:00Z"));
-  EXPECT_EQ(read_ok(event_with("DTSTART:20270120")).start, *parse_time("2027-01-20T00:00:00Z"));
+  CalItem west = read_ok(event_with("DTSTART;VALUE=DATE:20270120", "DTEND;VALUE=DATE:20270121"),
+                         "America/Los_Angeles");
+  EXPECT_EQ(west.day, "2027-01-20");
+  EXPECT_EQ(west.start, *parse_time("2027-01-20T08:00:00Z"));
+  EXPECT_EQ(read_ok(event_with("DTSTART:20270120")).day, "2027-01-20");
+  EXPECT_EQ(read_ok(event_with("DTSTART:20270120T100000Z")).day, "") << "a time is no day";
   // A value cut for the message is cut between characters.
   std::string accents = "DTSTART:x";
   for (int i = 0; i < 30; ++i) accents += "é";
@@ -254,12 +260,16 @@ TEST(Cards, TodosAsServersSendThem) {
   EXPECT_EQ(item.completed, *parse_time("2027-01-21T12:00:00Z"))
       << "STATUS:COMPLETED without COMPLETED or DUE: the stamp";
   json v = reminder_values(item);
-  EXPECT_FALSE(v.contains("due_at")) << "no DUE keeps the reminder's due time";
+  EXPECT_TRUE(v["due_at"].is_null()) << "no DUE: a reminder without a date";
+  EXPECT_TRUE(v["due_on"].is_null());
   EXPECT_EQ(v["title"], "Send thank-you note");
   std::string with_due = todo;
   with_due.replace(with_due.find("STATUS"), 0, "DUE;VALUE=DATE:20270125\r\n");
   EXPECT_EQ(read_ok(with_due).completed, *parse_time("2027-01-25T00:00:00Z"))
       << "STATUS:COMPLETED alone: the due time";
+  json dated = reminder_values(read_ok(with_due, "Asia/Tokyo"));
+  EXPECT_EQ(dated["due_on"], "2027-01-25") << "a DATE is a day, whatever the zone";
+  EXPECT_FALSE(dated.contains("due_at")) << "peto derives the time from the day";
 }
 
 TEST(Cards, NextcloudVcard3) {
@@ -437,6 +447,25 @@ std::string unfolded(std::string text) {
 bool has_line(const std::string& text, const std::string& line) {
   std::string u = "\r\n" + unfolded(text);
   return u.find("\r\n" + line + "\r\n") != std::string::npos;
+}
+
+TEST(Cards, AllDayItemsAreWrittenAsDates) {
+  json reminder = {{"title", "Deadline"}, {"due_at", kStart}, {"due_on", "2027-01-20"}};
+  std::string todo = write_calendar({reminder_item(reminder, "r")}, kNow);
+  EXPECT_TRUE(has_line(todo, "DUE;VALUE=DATE:20270120")) << todo;
+  EXPECT_EQ(todo.find("DUE:"), std::string::npos) << todo;
+  json undated = {{"title", "Someday"}, {"due_at", nullptr}, {"due_on", nullptr}};
+  std::string open = write_calendar({reminder_item(undated, "u")}, kNow);
+  EXPECT_EQ(open.find("DUE"), std::string::npos) << "a task without a date has no DUE";
+  EXPECT_TRUE(read_ok(open).due == std::nullopt);
+
+  json interview = {{"starts_at", kStart}, {"starts_on", "2027-12-31"}, {"place", "Acme"}};
+  std::string event = write_calendar({interview_item(interview, "i", "Interview")}, kNow);
+  EXPECT_TRUE(has_line(event, "DTSTART;VALUE=DATE:20271231")) << event;
+  EXPECT_TRUE(has_line(event, "DTEND;VALUE=DATE:20280101")) << "the next day: DTEND is exclusive";
+  json back = interview_values(read_ok(event, "Pacific/Auckland"));
+  EXPECT_EQ(back["starts_on"], "2027-12-31");
+  EXPECT_FALSE(back.contains("starts_at"));
 }
 
 // As Apple Calendar and Thunderbird write one: LF line ends here.

@@ -168,6 +168,14 @@ class ExportImportTest : public testing::TwoOwnersTest {
         "UPDATE users SET language = 'sv', time_zone = 'Europe/Stockholm', quiet_after_days = 30"
         " WHERE id = ?",
         {owner});
+    // Due on a day where the person lives, and without a date at all.
+    for (json values :
+         {json{{"title", "Forms due"}, {"due_on", "2027-01-21"}}, json{{"title", "Someday"}}})
+      ASSERT_TRUE(std::holds_alternative<domain::Record>(
+          records().create(owner, domain::kind("reminders"), form(values))));
+    ASSERT_TRUE(std::holds_alternative<domain::Record>(records().create(
+        owner, domain::kind("interviews"),
+        form({{"application_id", std::to_string(app_id)}, {"starts_on", "2027-01-22"}}))));
   }
 
   fs::path export_of(std::int64_t owner, const std::string& name) {

@@ -525,6 +525,44 @@ TEST_P(RecordsHttpTest, RemindersComeSoonestFirstWithTheOverdueMarked) {
   EXPECT_EQ(second.body.find(">Call Zoe</a>"), std::string::npos);
 }
 
+// A reminder written on the form may be due on a whole day or on none: the
+// list shows the day or "No date", undated ones last and under their own tab,
+// and a time with a day is refused with the reason next to the field.
+TEST_P(RecordsHttpTest, RemindersDueOnADayOrWithoutADate) {
+  SignedInClient ana = person("ana@example.com");
+  ASSERT_EQ(
+      ana.post_form("/reminders", {{"title", "Read about Acme"}, {"due_at", ""}, {"due_on", ""}})
+          .status,
+      303);
+  ASSERT_EQ(ana.post_form("/reminders",
+                          {{"title", "Forms due"}, {"due_at", ""}, {"due_on", "2027-01-20"}})
+                .status,
+            303);
+  auto both = ana.post_form(
+      "/reminders", {{"title", "Call"}, {"due_at", "2027-01-20T09:00"}, {"due_on", "2027-01-21"}});
+  EXPECT_EQ(both.status, 422);
+  EXPECT_NE(both.body.find("Give a time or a whole day, not both"), std::string::npos);
+  EXPECT_EQ(count("reminders"), 2);
+
+  auto list = ana.get("/reminders");
+  auto dated = list.body.find(">Forms due</a>");
+  auto undated_row = list.body.find(">Read about Acme</a>");
+  ASSERT_NE(dated, std::string::npos) << list.body;
+  ASSERT_NE(undated_row, std::string::npos);
+  EXPECT_LT(dated, undated_row) << "undated last";
+  EXPECT_NE(list.body.find(">2027-01-20<", dated), std::string::npos) << "the day, no time";
+  EXPECT_NE(list.body.find(">No date<", undated_row), std::string::npos);
+  auto undated = ana.get("/reminders?tab=undated");
+  EXPECT_NE(undated.body.find(">Read about Acme</a>"), std::string::npos);
+  EXPECT_EQ(undated.body.find(">Forms due</a>"), std::string::npos);
+
+  // The form of an all-day reminder shows its day and an empty time.
+  auto id = db().query("SELECT id FROM reminders WHERE title = 'Forms due'")[0].int_at(0);
+  auto edit = ana.get("/reminders/" + std::to_string(id) + "/edit");
+  EXPECT_NE(edit.body.find("value=\"2027-01-20\""), std::string::npos) << edit.body;
+  EXPECT_EQ(edit.body.find("value=\"2027-01-20T00:00\""), std::string::npos);
+}
+
 // Cancel on a form opened from another page goes back there.
 TEST_P(RecordsHttpTest, CancelGoesBackWhereTheFormWasOpened) {
   SignedInClient ana = person("ana@example.com");

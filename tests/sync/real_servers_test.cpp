@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "connections/connections.h"
+#include "core/timezone.h"
+#include "domain/accounts.h"
 #include "domain/records.h"
 #include "net/http.h"
 #include "store/cache.h"
@@ -74,10 +76,12 @@ Served xandikos(const std::filesystem::path& dir) {
           "/user/calendars/calendar/", "/user/contacts/addressbook/"};
 }
 
-std::string vtodo(const std::string& uid, const std::string& summary, const std::string& extra) {
+// A task as another app writes it; `due` is its DUE line ("" for none).
+std::string vtodo(const std::string& uid, const std::string& summary, const std::string& extra,
+                  const std::string& due = "DUE:20270105T090000Z") {
   return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//other app//EN\r\nBEGIN:VTODO\r\nUID:" + uid +
-         "\r\nDTSTAMP:20270101T000000Z\r\nSUMMARY:" + summary + "\r\nDUE:20270105T090000Z\r\n" +
-         extra + "END:VTODO\r\nEND:VCALENDAR\r\n";
+         "\r\nDTSTAMP:20270101T000000Z\r\nSUMMARY:" + summary + "\r\n" +
+         (due.empty() ? "" : due + "\r\n") + extra + "END:VTODO\r\nEND:VCALENDAR\r\n";
 }
 
 class RealServersTest : public testing::EngineTest {
@@ -145,6 +149,18 @@ class RealServersTest : public testing::EngineTest {
     in.partial = true;
     EXPECT_TRUE(std::holds_alternative<domain::Record>(
         records().update(owner_, domain::kind(kind), id, in)));
+  }
+  void zone(const std::string& z) {
+    ASSERT_TRUE(domain::Accounts(db(), clock_).update_profile(owner_, "en", z, 21, 3).empty());
+  }
+  json one(const std::string& kind, const std::string& field, const std::string& value) {
+    for (const json& r : all(kind))
+      if (r[field] == value) return r;
+    ADD_FAILURE() << "no " << kind << " with " << field << " " << value;
+    return json::object();
+  }
+  static Millis midnight(const std::string& day, const std::string& z) {
+    return parse_local(day + " 00:00", z).value();
   }
   std::vector<json> all(const std::string& kind) {
     domain::ListQuery q;
@@ -276,6 +292,86 @@ TEST_P(RealServersTest, ACardHoldsTheNameInItsParts) {
     EXPECT_NE(card.find("FN:Ada King Lovelace"), std::string::npos) << card;
     EXPECT_TRUE(run_now(id).counts.empty());
     EXPECT_EQ(all("contacts")[0]["name"], "Ada King Lovelace");
+  });
+}
+
+// A task due on a day stays due on that day, both ways, west and east of
+// UTC: the day is written as a DATE, and the reminder falls at the start of
+// it where the person is.
+TEST_P(RealServersTest, AllDayTasksAndInterviewsStayAllDayWestAndEast) {
+  on_each_server([&](const Served& s) {
+    auto id = connect("caldav", s, s.calendar);
+    zone("America/Los_Angeles");
+    const std::string task = s.calendar + "task-day.ics";
+    ASSERT_EQ(
+        there(s, "PUT", task, vtodo("task-day", "Send portfolio", "", "DUE;VALUE=DATE:20270120"))
+                .status /
+            100,
+        2);
+    create("reminders", {{"title", "Forms due"}, {"due_on", "2027-01-21"}});
+    auto company = testing::Factory(db(), clock_).company(owner_, "Acme");
+    auto listing = testing::Factory(db(), clock_).listing(owner_, company, "SRE");
+    auto application = testing::Factory(db(), clock_).application(owner_, listing, "applied");
+    create("interviews", {{"application_id", application}, {"starts_on", "2027-01-22"}});
+    auto first = run_now(id);
+    EXPECT_EQ(first.counts["created"], 1);
+    EXPECT_EQ(first.counts["uploaded"], 2);
+
+    json pulled = one("reminders", "title", "Send portfolio");
+    EXPECT_EQ(pulled["due_on"], "2027-01-20");
+    EXPECT_EQ(pulled["due_at"], midnight("2027-01-20", "America/Los_Angeles"));
+    std::string ours = there(s, "GET", member_with(s, s.calendar, ".ics", "Forms due")).body;
+    EXPECT_NE(ours.find("DUE;VALUE=DATE:20270121"), std::string::npos) << ours;
+    EXPECT_EQ(ours.find("DUE:"), std::string::npos) << "never a time in UTC: " << ours;
+    std::string event = there(s, "GET", member_with(s, s.calendar, ".ics", "VEVENT")).body;
+    EXPECT_NE(event.find("DTSTART;VALUE=DATE:20270122"), std::string::npos) << event;
+    EXPECT_TRUE(run_now(id).counts.empty()) << "an idle run changes nothing";
+
+    // The person moves east; the app moves the task two days on.
+    zone("Asia/Tokyo");
+    EXPECT_EQ(one("reminders", "title", "Forms due")["due_at"],
+              midnight("2027-01-21", "Asia/Tokyo"));
+    ASSERT_EQ(
+        there(s, "PUT", task, vtodo("task-day", "Send portfolio", "", "DUE;VALUE=DATE:20270122"))
+                .status /
+            100,
+        2);
+    EXPECT_EQ(run_now(id).counts["pulled"], 1);
+    pulled = one("reminders", "title", "Send portfolio");
+    EXPECT_EQ(pulled["due_on"], "2027-01-22");
+    EXPECT_EQ(pulled["due_at"], midnight("2027-01-22", "Asia/Tokyo"));
+    EXPECT_NE(there(s, "GET", task).body.find("DUE;VALUE=DATE:20270122"), std::string::npos);
+    ours = there(s, "GET", member_with(s, s.calendar, ".ics", "Forms due")).body;
+    EXPECT_NE(ours.find("DUE;VALUE=DATE:20270121"), std::string::npos) << ours;
+  });
+}
+
+// A task without a date comes in as a reminder without one, and one made
+// here goes out without DUE; giving it a date there dates it here.
+TEST_P(RealServersTest, TasksWithoutADateComeAndGo) {
+  on_each_server([&](const Served& s) {
+    auto id = connect("caldav", s, s.calendar);
+    const std::string task = s.calendar + "someday.ics";
+    ASSERT_EQ(there(s, "PUT", task, vtodo("someday", "Read about Acme", "", "")).status / 100, 2);
+    create("reminders", {{"title", "Update the CV"}});
+    auto first = run_now(id);
+    EXPECT_EQ(first.counts["created"], 1);
+    EXPECT_EQ(first.counts["uploaded"], 1);
+    EXPECT_EQ(first.notes.size(), 0u) << "nothing skipped";
+    json pulled = one("reminders", "title", "Read about Acme");
+    EXPECT_TRUE(pulled["due_at"].is_null());
+    EXPECT_TRUE(pulled["due_on"].is_null());
+    std::string ours = there(s, "GET", member_with(s, s.calendar, ".ics", "Update the CV")).body;
+    EXPECT_EQ(ours.find("DUE"), std::string::npos) << ours;
+    EXPECT_TRUE(run_now(id).counts.empty());
+
+    ASSERT_EQ(there(s, "PUT", task, vtodo("someday", "Read about Acme", "", "DUE:20270120T170000Z"))
+                      .status /
+                  100,
+              2);
+    run_now(id);
+    EXPECT_EQ(one("reminders", "title", "Read about Acme")["due_at"], 1800464400000)
+        << "2027-01-20T17:00:00Z";
   });
 }
 
