@@ -261,8 +261,15 @@ nlohmann::json RecordView::inputs(const Visitor& v, const Kind& k, const nlohman
     if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
     std::string value = values.value(f.name, std::string());
     std::string error = errors.value(f.name, std::string());
+    // A hint under the label when the catalogue has one for this field.
+    const nlohmann::json& t = site_.catalogue().messages(v.language);
+    const std::string hint = t.value("hint_" + k.singular + "_" + f.name, std::string());
+    std::string describedby = hint.empty() ? "" : "f-" + f.name + "-hint";
+    if (!error.empty()) describedby += (describedby.empty() ? "f-" : " f-") + f.name + "-error";
     nlohmann::json in = {{"name", f.name},
                          {"id", "f-" + f.name},
+                         {"hint", hint},
+                         {"describedby", describedby},
                          {"label", label(v, k, f)},
                          {"value", value},
                          {"error", error},

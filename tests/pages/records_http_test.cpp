@@ -542,6 +542,8 @@ TEST_P(RecordsHttpTest, RemindersDueOnADayOrWithoutADate) {
       "/reminders", {{"title", "Call"}, {"due_at", "2027-01-20T09:00"}, {"due_on", "2027-01-21"}});
   EXPECT_EQ(both.status, 422);
   EXPECT_NE(both.body.find("Give a time or a whole day, not both"), std::string::npos);
+  EXPECT_NE(both.body.find("aria-describedby=\"f-due_on-hint f-due_on-error\""), std::string::npos)
+      << "the hint and the reason, both read out with the field";
   EXPECT_EQ(count("reminders"), 2);
 
   auto list = ana.get("/reminders");
