@@ -6,7 +6,6 @@
 
 #include "core/timezone.h"
 #include "domain/accounts.h"
-#include "domain/applications.h"
 #include "domain/dashboard.h"
 #include "domain/due.h"
 #include "domain/records.h"
@@ -44,6 +43,12 @@ class DueDatesTest : public peto::testing::TwoOwnersTest {
   }
   Record reminder(json values) {
     return written(records().create(owner_, kind("reminders"), form(std::move(values))));
+  }
+  // The id of an application sent to Acme.
+  std::int64_t applied() {
+    peto::testing::Factory make(db(), clock_);
+    return make.application(owner_, make.listing(owner_, make.company(owner_, "Acme"), "SRE"),
+                            "applied");
   }
   void zone(const std::string& z) {
     Accounts accounts(db(), clock_);
@@ -92,14 +97,7 @@ TEST_P(DueDatesTest, AReminderMayHaveNoDateAndComesLastSoonestFirst) {
 }
 
 TEST_P(DueDatesTest, AnUndatedReminderDoesNotKeepAnApplicationFromGoingQuiet) {
-  std::int64_t co =
-      written(records().create(owner_, kind("companies"), form({{"name", "Acme"}})))["id"]
-          .get<std::int64_t>();
-  std::int64_t li = written(records().create(
-      owner_, kind("listings"), form({{"role", "SRE"}, {"company_id", std::to_string(co)}})))["id"]
-                        .get<std::int64_t>();
-  Applications apps(records());
-  std::int64_t a = written(apps.apply(owner_, li, "applied"))["id"].get<std::int64_t>();
+  std::int64_t a = applied();
   reminder({{"title", "Think about it"}, {"application_id", std::to_string(a)}});
   clock_.advance(std::chrono::hours(24 * 30));
   Dashboard d = dashboard(db(), owner_, clock_.now_ms(), today_utc(clock_), 21, 3);
@@ -161,14 +159,7 @@ TEST_P(DueDatesTest, ATimeOrADayNotBoth) {
 
 TEST_P(DueDatesTest, AnAllDayInterviewLastsTheDayAndAnInterviewNeedsOneOrTheOther) {
   zone("America/New_York");
-  std::int64_t co =
-      written(records().create(owner_, kind("companies"), form({{"name", "Acme"}})))["id"]
-          .get<std::int64_t>();
-  std::int64_t li = written(records().create(
-      owner_, kind("listings"), form({{"role", "SRE"}, {"company_id", std::to_string(co)}})))["id"]
-                        .get<std::int64_t>();
-  Applications apps(records());
-  std::string a = std::to_string(written(apps.apply(owner_, li, "applied"))["id"].get<int>());
+  std::string a = std::to_string(applied());
   Record i = written(records().create(owner_, kind("interviews"),
                                       form({{"application_id", a}, {"starts_on", "2027-03-14"}})));
   EXPECT_EQ(i["starts_at"], at("2027-03-14 00:00", "America/New_York"));
