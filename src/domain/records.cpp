@@ -164,12 +164,18 @@ std::string owner_zone(store::Conn& conn, std::int64_t owner) {
   return rows.empty() ? std::string("UTC") : rows[0].text("time_zone");
 }
 
-std::optional<std::int64_t> day_start(store::Conn& conn, std::int64_t owner,
-                                      const std::string& date) {
-  return parse_local(date + " 00:00", owner_zone(conn, owner));
+// The columns an all-day record's `day` decides in `zone`: its moment, the
+// start of the day, and for an interview its end, the next day's start.
+// Empty when `day` is not a day.
+Columns day_columns(const Kind& kind, const std::string& day, const std::string& zone) {
+  auto start = parse_local(day + " 00:00", zone);
+  if (!start) return {};
+  Columns out{{kind.due_field, Value(*start)}};
+  if (kind.name == "interviews")
+    out.emplace_back("ends_at",
+                     Value(parse_local(add_days(day, 1) + " 00:00", zone).value_or(*start)));
+  return out;
 }
-
-std::string next_day(const std::string& date) { return add_days(date, 1); }
 
 const Value* column(const Columns& cols, std::string_view name) {
   for (const auto& [n, v] : cols)
@@ -213,23 +219,20 @@ void check_day(store::Conn& conn, std::int64_t owner, const Kind& kind,
     if (day == nullptr && given != nullptr) set_column(cols, kind.day_field, Value(store::null));
     return;
   }
-  const std::string date = day->as_text();
-  auto start = day_start(conn, owner, date);
-  if (!start) {
+  const auto derived = day_columns(kind, day->as_text(), owner_zone(conn, owner));
+  if (derived.empty()) {
     errors.add(kind.day_field, "error_date");
     return;
   }
-  if (given != nullptr && !given->is_null() && given->as_int() != *start) {
+  const std::int64_t start = derived.front().second.as_int();
+  if (given != nullptr && !given->is_null() && given->as_int() != start) {
     Value stored = id ? new_or_stored(conn, kind, id, {}, moment) : Value();
     if (stored.is_null() || stored.as_int() != given->as_int()) {
       errors.add(kind.day_field, "error_time_or_day");
       return;
     }
   }
-  set_column(cols, moment, Value(*start));
-  // An all-day interview lasts the day.
-  if (kind.name == "interviews")
-    set_column(cols, "ends_at", Value(day_start(conn, owner, next_day(date)).value_or(*start)));
+  for (const auto& [name, value] : derived) set_column(cols, name, value);
 }
 
 // Checks that involve more than one field, or the rest of the person's data.
@@ -508,17 +511,16 @@ void follow_time_zone(store::Conn& conn, std::int64_t owner) {
     for (const auto& row : conn.query("SELECT id, " + k.day_field + " AS day FROM " + k.name +
                                           " WHERE owner_id = ? AND " + k.day_field + " IS NOT NULL",
                                       {owner})) {
-      const std::string day = row.text("day");
-      auto start = parse_local(day + " 00:00", zone);
-      if (!start) continue;
-      std::string sql = "UPDATE " + k.name + " SET " + k.due_field + " = ?";
-      store::Params params{*start};
-      if (k.name == "interviews") {
-        sql += ", ends_at = ?";
-        params.emplace_back(parse_local(next_day(day) + " 00:00", zone).value_or(*start));
+      const auto derived = day_columns(k, row.text("day"), zone);
+      if (derived.empty()) continue;
+      std::string sql;
+      store::Params params;
+      for (const auto& [name, value] : derived) {
+        sql += (sql.empty() ? "" : ", ") + name + " = ?";
+        params.push_back(value);
       }
       params.emplace_back(row.int_at("id"));
-      conn.query(sql + " WHERE id = ?", params);
+      conn.query("UPDATE " + k.name + " SET " + sql + " WHERE id = ?", params);
     }
   }
 }
