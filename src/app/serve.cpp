@@ -88,7 +88,7 @@ int serve_until_stopped(App& app, StopSignals& signals) {
     std::cerr << "peto: " << s.message() << "\n";
     return 1;
   }
-  signals.on_stop([&server] { server.stop(); });
+  const auto unhook = signals.on_stop([&server] { server.stop(); });
   log::info("web", "listening",
             {{"address", app.config.listen_host + ":" + std::to_string(server.port())},
              {"database", app.db->describe()}});

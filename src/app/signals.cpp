@@ -48,26 +48,43 @@ StopSignals::~StopSignals() {
   waiter_.join();
 }
 
-void StopSignals::on_stop(std::function<void()> hook) {
+StopSignals::Hook::~Hook() { signals_->unhook(id_); }
+
+StopSignals::Hook StopSignals::on_stop(std::function<void()> hook) {
   std::unique_lock lock(mu_);
+  const int id = next_id_++;
   if (stopping_) {
     lock.unlock();
     hook();
-    return;
+    return {this, id};
   }
-  hooks_.push_back(std::move(hook));
+  hooks_.emplace_back(id, std::move(hook));
+  return {this, id};
+}
+
+void StopSignals::unhook(int id) {
+  std::unique_lock lock(mu_);
+  std::erase_if(hooks_, [id](const auto& h) { return h.first == id; });
+  cv_.wait(lock, [&] { return running_ != id; });
 }
 
 void StopSignals::request_stop() {
-  std::vector<std::function<void()>> hooks;
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_) return;
-    stopping_ = true;
-    hooks.swap(hooks_);
-  }
+  std::unique_lock lock(mu_);
+  if (stopping_) return;
+  stopping_ = true;
   cv_.notify_all();
-  for (auto& h : hooks) h();
+  // One hook at a time, each taken out under the lock: a Hook destroyed
+  // meanwhile either removes its hook first or waits for it to return.
+  while (!hooks_.empty()) {
+    auto [id, hook] = std::move(hooks_.front());
+    hooks_.erase(hooks_.begin());
+    running_ = id;
+    lock.unlock();
+    hook();
+    lock.lock();
+    running_ = -1;
+    cv_.notify_all();
+  }
 }
 
 bool StopSignals::stopping() const {

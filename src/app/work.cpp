@@ -83,7 +83,7 @@ engine::Worker::Options worker_options(const App& app, const WorkOptions& o) {
 bool worker_loop(App& app, const WorkOptions& o, StopSignals& signals) {
   const engine::TaskKinds kinds = task_kinds(app);
   engine::Worker worker(*app.db, *app.clock, kinds, worker_options(app, o));
-  signals.on_stop([&worker] { worker.stop(); });
+  const auto unhook = signals.on_stop([&worker] { worker.stop(); });
   bool clean = worker.run();
   log::info("worker", "worker stopped");
   return clean;

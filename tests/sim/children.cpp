@@ -128,7 +128,7 @@ int worker_child() {
   if (app->db->dialect() == store::Dialect::postgres) options.listen_url = app->config.database_url;
   engine::Worker worker(*app->db, clock, kinds, options);
   app::StopSignals signals;
-  signals.on_stop([&worker] { worker.stop(); });
+  const auto unhook = signals.on_stop([&worker] { worker.stop(); });
   if (!worker.run()) std::_Exit(0);  // handlers still running: end now, as peto work does
   return 0;
 }
