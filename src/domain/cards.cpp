@@ -63,8 +63,13 @@ std::string record_uid(std::string_view kind, const json& record) {
 }
 
 std::string interview_title(const std::string& lang, const json& interview) {
-  return Catalogue::shared().text(lang.empty() ? "en" : lang, "kind_interview") + ": " +
-         string_field(interview, "application_role");
+  const std::string language = lang.empty() ? "en" : lang;
+  const Catalogue& words = Catalogue::shared();
+  std::string role = string_field(interview, "application_role");
+  std::string company = string_field(interview, "company_name");
+  if (!role.empty() && !company.empty())
+    role = words.fill(language, "notice_role_at_company", {{"role", role}, {"company", company}});
+  return words.text(language, "kind_interview") + ": " + role;
 }
 
 CalItem interview_item(const json& interview, const std::string& uid, const std::string& title) {

@@ -27,8 +27,8 @@ namespace peto::domain {
 std::string record_uid(std::string_view kind, const nlohmann::json& record);
 
 // The event title of an interview in `lang`, as the .ics download, the feed
-// and CalDAV show it: "Interview: Backend engineer" (the catalogue's
-// kind_interview, then the record's application_role when it has one).
+// and CalDAV show it: "Interview: Backend engineer at Acme" (the catalogue's
+// kind_interview, then the record's application_role and company_name).
 std::string interview_title(const std::string& lang, const nlohmann::json& interview);
 
 // Records (domain::Record JSON) as items, and items as record values.

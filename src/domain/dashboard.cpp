@@ -122,10 +122,13 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
       " AS open_applications,"
       " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ? AND l.state = 'new'"
       " AND l.closed_at IS NULL AND COALESCE(l.closes_on, '9999-12-31') >= ? AND NOT " +
-          listing_taken_up("l") + ") AS undecided_listings",
-      {owner, owner, today});
+          listing_taken_up("l") +
+          ") AS undecided_listings,"
+          " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ?) AS listings",
+      {owner, owner, today, owner});
   d.open_applications = counts[0].int_at("open_applications");
   d.undecided_listings = counts[0].int_at("undecided_listings");
+  d.listings = counts[0].int_at("listings");
   return d;
 }
 

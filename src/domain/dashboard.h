@@ -27,6 +27,7 @@ struct Dashboard {
   std::vector<Record> interviews;          // scheduled, starting from now on
   std::int64_t open_applications = 0;
   std::int64_t undecided_listings = 0;
+  std::int64_t listings = 0;  // every one, decided or not: none at all is a first visit
 };
 
 // `today` is the person's local date (YYYY-MM-DD); each list holds at most 20.

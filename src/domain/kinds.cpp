@@ -192,7 +192,10 @@ std::vector<Kind> make_kinds() {
       Field("outcome", T::choice).of({"scheduled", "done", "cancelled", "no_show"}).read_only(),
       Field("notes", T::long_text).limit(20000).unlisted()};
   interviews.columns = {"uid TEXT NOT NULL"};
-  interviews.extras = {application_role()};
+  interviews.extras = {application_role(),
+                       {"company_name",
+                        "(SELECT c.name FROM applications a JOIN listings l ON l.id = a.listing_id"
+                        " JOIN companies c ON c.id = l.company_id WHERE a.id = t.application_id)"}};
   interviews.due_field = "starts_at";
   interviews.day_field = "starts_on";
   interviews.added = {{"starts_on", 16}};

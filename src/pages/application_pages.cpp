@@ -1,6 +1,8 @@
 // The dashboard, the boards, and the application page with its forms.
 #include <algorithm>
+#include <tuple>
 
+#include "connections/connections.h"
 #include "core/timezone.h"
 #include "domain/dashboard.h"
 #include "http/http.h"
@@ -19,6 +21,10 @@ nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> 
   nlohmann::json out = nlohmann::json::array();
   for (Record& r : items) {
     r["due_at_text"] = p.view.when(v, domain::kind("reminders"), r);
+    const std::string id = std::to_string(r["id"].get<std::int64_t>());
+    r["snooze_action"] = "/reminders/" + id + "/snooze";
+    r["select_id"] = "snooze-" + id;
+    r["return_to"] = "/";
     out.push_back(std::move(r));
   }
   return out;
@@ -27,6 +33,101 @@ nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> 
 // A status picker: the select and its options, for a card or the page.
 nlohmann::json status_options(RecordPages& p, const Visitor& v, const std::string& current) {
   return p.view.choice_options(v, "status", domain::statuses(), current);
+}
+
+// What a person with nothing yet does first: add a listing, capture a
+// posting, be told of what falls due; the last marked done once it is.
+nlohmann::json first_steps(RecordPages& p, const Visitor& v) {
+  const auto connections =
+      connections::Connections(p.site.db(), p.site.clock(), p.site.settings()).list(v.account.id);
+  const bool notified = std::any_of(connections.begin(), connections.end(),
+                                    [](const auto& c) { return c.kind == "notifier"; });
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& [key, href, done] :
+       {std::tuple{"first_listing", "/listings/new", false},
+        std::tuple{"first_capture", "/captures", false},
+        std::tuple{"first_notifier", "/profile/connections", notified}})
+    steps.push_back({{"href", href},
+                     {"label", p.view.text(v, std::string(key))},
+                     {"hint", p.view.text(v, std::string(key) + "_hint")},
+                     {"done", done}});
+  return steps;
+}
+
+// "Record an application": the company (found by name or made), the
+// listing and the application sent on a day, in one form. `values` as
+// typed; the day is today until the person says otherwise.
+Response record_form(RecordPages& p, Request& r, const Visitor& v, nlohmann::json values,
+                     const nlohmann::json& errors, int status) {
+  if (!values.contains("applied_on"))
+    values["applied_on"] = local_date(p.site.clock().now_ms(), v.time_zone);
+  nlohmann::json inputs =
+      listing_inputs(p, v, values, errors, {"role", "company_id", "url", "location"});
+  const std::string error = errors.value("applied_on", std::string());
+  inputs.push_back({{"name", "applied_on"},
+                    {"id", "f-applied_on"},
+                    {"label", p.view.text(v, "field_applied_on")},
+                    {"value", values.value("applied_on", std::string())},
+                    {"error", error},
+                    {"has_error", !error.empty()},
+                    {"describedby", error.empty() ? "" : "f-applied_on-error"},
+                    {"required", true},
+                    {"is_select", false},
+                    {"is_textarea", false},
+                    {"input_type", "date"}});
+  for (auto& in : p.view.inputs(v, domain::kind("applications"), values, errors, {"channel"}))
+    inputs.push_back(std::move(in));
+  nlohmann::json data = {{"title", p.view.text(v, "record_application")},
+                         {"action", "/applications/record"},
+                         {"inputs", std::move(inputs)},
+                         {"submit", p.view.text(v, "record_application_save")},
+                         {"cancel_href", "/applications"},
+                         {"return_to", ""},
+                         {"has_errors", !errors.empty()}};
+  return p.site.render(r, v, status, "record_form", data);
+}
+
+// The application of the listing just made, sent on the form's day (noon
+// there: no zone change moves it to another day), with its channel.
+AfterListing applied_on_the_day(RecordPages& p, const Visitor& v, const Form& form) {
+  return [&p, &v, &form](store::Conn& conn, const Record* listing,
+                         domain::FieldErrors& errors) -> domain::Written {
+    const std::string on = form.get("applied_on");
+    std::optional<std::int64_t> applied_at;
+    if (!on.empty() && on != local_date(p.site.clock().now_ms(), v.time_zone)) {
+      applied_at = on.size() == 10 ? parse_local(on + " 12:00", v.time_zone) : std::nullopt;
+      if (!applied_at) errors.add("applied_on", "error_date");
+    }
+    if (listing == nullptr || !errors.empty()) return errors;
+    domain::Written w =
+        p.apps.apply_in(conn, v.account.id, id_of(*listing), "applied", "", applied_at);
+    if (auto* e = std::get_if<domain::FieldErrors>(&w)) {
+      for (const auto& [field, message] : e->by_field)
+        errors.add(field == "applied_at" ? "applied_on" : field, message);
+      return w;
+    }
+    if (form.get("channel").empty()) return w;
+    domain::Input channel;
+    channel.partial = true;
+    channel.values = {{"channel", form.get("channel")}};
+    domain::Written with_channel = p.records.update_in(
+        conn, v.account.id, domain::kind("applications"), id_of(std::get<Record>(w)), channel);
+    if (auto* e = std::get_if<domain::FieldErrors>(&with_channel))
+      for (const auto& [field, message] : e->by_field) errors.add(field, message);
+    return with_channel;
+  };
+}
+
+Response record_application(RecordPages& p, Request& r, const Visitor& v) {
+  Form form = Form::parse(r);
+  domain::Input listing = p.view.input(v, form, domain::kind("listings"));
+  domain::Written w =
+      save_listing(p, v, form, listing, std::nullopt, applied_on_the_day(p, v, form));
+  return p.answer(
+      r, v, w, [](const Record& rec) { return "/applications/" + std::to_string(id_of(rec)); },
+      [&](const nlohmann::json& errors) {
+        return record_form(p, r, v, form.to_json(), errors, 422);
+      });
 }
 
 }  // namespace
@@ -63,6 +164,10 @@ Response dashboard_page(RecordPages& p, Request& r, const Visitor& v) {
   data["no_gone_quiet"] = quiet.empty();
   data["no_closing_soon"] = data["closing_soon"].empty();
   data["no_interviews"] = interviews.empty();
+  if (d.listings == 0 && d.open_applications == 0) {
+    data["first_run"] = true;
+    data["first_steps"] = first_steps(p, v);
+  }
   return p.site.render(r, v, 200, "dashboard", data);
 }
 
@@ -132,8 +237,8 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
   nlohmann::json data = {{"title", p.view.text(v, "title_applications")},
                          {"columns", columns},
                          {"table_href", "/applications?view=table"},
-                         {"new_href", "/applications/new"},
-                         {"new_label", p.view.text(v, "add_application")},
+                         {"new_href", "/applications/record"},
+                         {"new_label", p.view.text(v, "record_application")},
                          {"kind", "applications"},
                          {"links",
                           {{{"label", p.view.text(v, "tab_closed")},
@@ -405,6 +510,14 @@ void add_application_routes(Router& router, Site& site, const std::shared_ptr<Re
                                   }));
   }
   router.add("POST", "/applications/{id}/tags", application_action(site, p, post_tags));
+  router.add("GET", "/applications/record", site.signed_in([p](Request& r, const Visitor& v) {
+    return record_form(*p, r, v, Form::from_query(r).to_json(), nlohmann::json::object(), 200);
+  }),
+             "Record an application: company, listing and application in one form");
+  router.add("POST", "/applications/record", site.signed_in([p](Request& r, const Visitor& v) {
+    return record_application(*p, r, v);
+  }),
+             "Record an application");
 }
 
 Handler home_handler(Site& site) {

@@ -48,13 +48,8 @@ constexpr const char* kListPath = "/profile/connections";
 // How often the page of a try that is still running reloads itself.
 constexpr const char* kTryRefreshSeconds = "2";
 
-const Config& config_of(const Site& site) {
-  static const Config defaults;
-  return site.config() != nullptr ? *site.config() : defaults;
-}
-
 connections::Connections connections_of(Site& site) {
-  return connections::Connections(site.db(), site.clock(), config_of(site));
+  return connections::Connections(site.db(), site.clock(), site.settings());
 }
 
 // Stateless and thread-safe: one for every test send of the site.
@@ -64,7 +59,7 @@ const net::HttpClient& http_client() {
 }
 
 connections::Tries tries_of(Site& site) {
-  return connections::Tries(site.db(), site.clock(), config_of(site), http_client());
+  return connections::Tries(site.db(), site.clock(), site.settings(), http_client());
 }
 
 std::string notifier_label(const Site& site, const Visitor& v, const std::string& plugin) {
@@ -324,7 +319,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
   if (s.tried || s.trying || !s.try_error.empty()) data["flash"] = try_flash(site, v, s);
   if (s.existing && n.kind == "sync") {
     store::Cache cache(site.db(), site.clock());
-    sync::Syncs syncs(site.db(), cache, site.clock(), config_of(site), http_client());
+    sync::Syncs syncs(site.db(), cache, site.clock(), site.settings(), http_client());
     if (auto last = syncs.last_report(v.account.id, s.existing->id);
         last && (!last->counts.empty() || !last->error.empty() || !last->notes.empty()))
       data["last_report"] = report_view(site, v, *last);
@@ -519,7 +514,7 @@ Response post_send_again(Site& site, Request& r, const Visitor& v) {
   auto found = owned(site, r, v);
   if (!found || found->second.notifier == nullptr) return site.not_found(r, v);
   const std::int64_t id = found->first.id;
-  const std::int64_t n = notify::Outbox(site.clock(), config_of(site))
+  const std::int64_t n = notify::Outbox(site.clock(), site.settings())
                              .send_again(*site.db().acquire(), v.account.id, id);
   log::info("web", "deliveries sent again", {{"user", v.account.id}, {"connection", id}, {"n", n}});
   return site.redirect(
@@ -561,7 +556,7 @@ bool safe_link(const std::string& url) {
 // The inbox, newest first. Reading it changes nothing: "Mark all as read"
 // posts the newest id the page showed, so a notice that came since stays new.
 Response get_inbox(Site& site, Request& r, const Visitor& v) {
-  notify::Outbox outbox(site.clock(), config_of(site));
+  notify::Outbox outbox(site.clock(), site.settings());
   std::vector<notify::InboxNotice> notices;
   {
     auto conn = site.db().acquire();
@@ -593,7 +588,7 @@ Response post_inbox_read(Site& site, Request& r, const Visitor& v) {
   const std::string sent = Form::parse(r).get("upto");
   auto upto = parse_id(sent);
   if (!sent.empty() && !upto) return Site::redirect("/inbox");
-  notify::Outbox outbox(site.clock(), config_of(site));
+  notify::Outbox outbox(site.clock(), site.settings());
   auto conn = site.db().acquire();
   const auto marked = outbox.mark_shown(*conn, v.account.id, upto);
   log::info("web", "notices marked read", {{"user", v.account.id}, {"count", marked}});

@@ -41,8 +41,11 @@ struct Refused {
   domain::Written result;
 };
 
+}  // namespace
+
 domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
-                             domain::Input input, std::optional<std::int64_t> id) {
+                             domain::Input input, std::optional<std::int64_t> id,
+                             const AfterListing& then) {
   try {
     return p.records.db().write([&](store::Conn& conn) -> domain::Written {
       domain::FieldErrors errors;
@@ -65,6 +68,10 @@ domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
       }
       if (errors.has("company_id") && !errors.has("company"))
         errors.add("company", errors.by_field["company_id"]);
+      if (then) {
+        domain::Written next = then(conn, std::get_if<Record>(&w), errors);
+        if (errors.empty()) w = std::move(next);
+      }
       if (!errors.empty()) throw Refused{errors};
       if (!std::holds_alternative<Record>(w)) throw Refused{w};
       return w;
@@ -73,8 +80,6 @@ domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
     return refused.result;
   }
 }
-
-}  // namespace
 
 nlohmann::json listing_inputs(RecordPages& p, const Visitor& v, const nlohmann::json& values,
                               const nlohmann::json& errors, const std::vector<std::string>& only) {
@@ -173,23 +178,25 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) 
     }
     rows.push_back(std::move(row));
   }
-  nlohmann::json data = {{"title", p.view.text(v, "title_" + k.name)},
-                         {"kind", k.name},
-                         {"tabs", tabs},
-                         {"has_tabs", !k.tabs.empty()},
-                         {"q", lq.text},
-                         {"has_search", !k.search.empty()},
-                         {"title_heading", p.view.title_heading(v, k)},
-                         {"headings", p.view.headings(v, k)},
-                         {"rows", rows},
-                         {"empty", rows.empty()},
-                         {"has_actions", k.name == "reminders"},
-                         {"new_href", "/" + k.name + "/new"},
-                         {"new_label", p.view.text(v, "add_" + k.singular)},
-                         {"has_board", k.name == "listings" || k.name == "applications"},
-                         {"board_href", "/" + k.name},
-                         {"tab", current_tab},
-                         {"view", q.get("view")}};
+  nlohmann::json data = {
+      {"title", p.view.text(v, "title_" + k.name)},
+      {"kind", k.name},
+      {"tabs", tabs},
+      {"has_tabs", !k.tabs.empty()},
+      {"q", lq.text},
+      {"has_search", !k.search.empty()},
+      {"title_heading", p.view.title_heading(v, k)},
+      {"headings", p.view.headings(v, k)},
+      {"rows", rows},
+      {"empty", rows.empty()},
+      {"has_actions", k.name == "reminders"},
+      {"new_href", k.name == "applications" ? "/applications/record" : "/" + k.name + "/new"},
+      {"new_label",
+       p.view.text(v, k.name == "applications" ? "record_application" : "add_" + k.singular)},
+      {"has_board", k.name == "listings" || k.name == "applications"},
+      {"board_href", "/" + k.name},
+      {"tab", current_tab},
+      {"view", q.get("view")}};
   if (page.next_cursor || page.next_after) {
     auto pairs = keep;
     pairs.emplace_back("tab", lq.tab);
@@ -285,6 +292,10 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
     data["reminder"] = {{"action", record_href(k, *id) + "/done"},
                         {"done", done ? "0" : "1"},
                         {"label", p.view.text(v, done ? "reminder_undo" : "reminder_done")}};
+    if (!done)
+      data["reminder"].update({{"snooze_action", record_href(k, *id) + "/snooze"},
+                               {"select_id", "snooze"},
+                               {"return_to", record_href(k, *id)}});
   }
   data["sections"] = std::move(sections);
   return p.site.render(r, v, apply_error.empty() ? 200 : 422, "record", data);

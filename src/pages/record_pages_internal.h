@@ -1,10 +1,13 @@
 // Shared by record_pages.cpp and application_pages.cpp (not a public header).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "domain/applications.h"
 #include "domain/records.h"
+#include "http/form.h"
 #include "pages/record_view.h"
 #include "pages/site.h"
 
@@ -37,6 +40,19 @@ struct RecordPages {
 nlohmann::json listing_inputs(RecordPages& p, const Visitor& v, const nlohmann::json& values,
                               const nlohmann::json& errors,
                               const std::vector<std::string>& only = {});
+
+// What a listing form's save does next in its transaction (an application
+// for it): given the listing made (nullptr when it was refused) and the
+// errors so far, to which it adds its own; its answer is the save's when
+// there are none.
+using AfterListing = std::function<domain::Written(store::Conn&, const domain::Record* listing,
+                                                   domain::FieldErrors& errors)>;
+
+// Saves a listing from its form (the company by name, made when new) and
+// then `then`, all in one transaction: nothing is written unless all is.
+domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
+                             domain::Input input, std::optional<std::int64_t> id,
+                             const AfterListing& then = nullptr);
 
 // GET / for a signed-in visitor.
 Response dashboard_page(RecordPages& p, Request& r, const Visitor& v);

@@ -1,5 +1,6 @@
 #include "pages/routes.h"
 
+#include "pages/calendar_pages.h"
 #include "pages/feed_pages.h"
 #include "pages/record_pages.h"
 
@@ -12,6 +13,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_account_routes(router, site);
   add_token_routes(router, site);
   add_feed_routes(router, site);
+  add_calendar_routes(router, site);
   add_connection_routes(router, site);
   add_document_routes(router, site);
   add_copy_routes(router, site);

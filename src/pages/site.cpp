@@ -23,17 +23,12 @@ struct NavItem {
 // Every kind of record a person keeps has its place here; the profile is the
 // signed-in address at the right (layout.mustache).
 constexpr NavItem kNav[] = {
-    {"nav_dashboard", "/"},
-    {"nav_listings", "/listings"},
-    {"nav_captures", "/captures"},
-    {"nav_applications", "/applications"},
-    {"title_interviews", "/interviews"},
-    {"title_offers", "/offers"},
-    {"nav_reminders", "/reminders"},
-    {"nav_companies", "/companies"},
-    {"nav_contacts", "/contacts"},
-    {"nav_documents", "/documents"},
-    {"title_notes", "/notes"},
+    {"nav_dashboard", "/"},          {"nav_listings", "/listings"},
+    {"nav_captures", "/captures"},   {"nav_applications", "/applications"},
+    {"nav_calendar", "/calendar"},   {"title_interviews", "/interviews"},
+    {"title_offers", "/offers"},     {"nav_reminders", "/reminders"},
+    {"nav_companies", "/companies"}, {"nav_contacts", "/contacts"},
+    {"nav_documents", "/documents"}, {"title_notes", "/notes"},
     {"title_tags", "/tags"},
 };
 
@@ -401,6 +396,11 @@ Response Site::redirect(const std::string& location) {
   r.set_header("Content-Type", "text/plain; charset=utf-8");
   r.body = "See " + location + "\n";
   return r;
+}
+
+const Config& Site::settings() const {
+  static const Config defaults;
+  return deps_.config != nullptr ? *deps_.config : defaults;
 }
 
 std::string Site::format_time(const Visitor& v, std::int64_t utc_ms) const {

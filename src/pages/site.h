@@ -122,6 +122,8 @@ class Site {
   const Clock& clock() const { return *deps_.clock; }
   store::Db& db() const { return *deps_.db; }
   const Config* config() const { return deps_.config; }
+  // The configuration, or the defaults when the site was made without one.
+  const Config& settings() const;
 
   // `utc_ms` in the visitor's time zone, "YYYY-MM-DD HH:MM".
   std::string format_time(const Visitor& v, std::int64_t utc_ms) const;

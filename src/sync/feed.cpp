@@ -81,7 +81,9 @@ std::string CalendarFeeds::render(std::int64_t owner) {
       "SELECT i.id, i.uid, i.created_at, i.starts_at, i.starts_on, i.ends_at, i.place, i.notes,"
       " i.outcome,"
       " (SELECT l.role FROM applications a JOIN listings l ON l.id = a.listing_id"
-      "  WHERE a.id = i.application_id) AS application_role"
+      "  WHERE a.id = i.application_id) AS application_role,"
+      " (SELECT c.name FROM applications a JOIN listings l ON l.id = a.listing_id"
+      "  JOIN companies c ON c.id = l.company_id WHERE a.id = i.application_id) AS company_name"
       " FROM interviews i WHERE i.owner_id = ? ORDER BY i.starts_at, i.id",
       {owner});
   for (const store::Row& row : interviews) {
@@ -94,7 +96,8 @@ std::string CalendarFeeds::render(std::int64_t owner) {
                    {"place", nullable_text(row, "place")},
                    {"notes", nullable_text(row, "notes")},
                    {"outcome", nullable_text(row, "outcome")},
-                   {"application_role", nullable_text(row, "application_role")}};
+                   {"application_role", nullable_text(row, "application_role")},
+                   {"company_name", nullable_text(row, "company_name")}};
     items.push_back(domain::interview_item(record, domain::record_uid("interviews", record),
                                            domain::interview_title(language, record)));
   }

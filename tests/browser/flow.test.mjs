@@ -324,6 +324,30 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
     });
   }
 
+  await step(flow, 'snooze the reminder to tomorrow from the calendar', s, async () => {
+    await visit(page, '/calendar');
+    await expectH1(page, /^Calendar$/);
+    const item = page.locator('li.calendar__item').filter({ hasText: data.reminder }).first();
+    assert.ok((await item.count()) === 1, `/calendar shows no "${data.reminder}"`);
+    assert.ok((await textOf(page.locator('main'))).indexOf('Overdue') >= 0, 'no "Overdue" on the agenda');
+    await item.getByLabel('Snooze until').selectOption('tomorrow');
+    await submit(page, item.getByRole('button', { name: 'Snooze', exact: true }));
+    if (new URL(page.url()).pathname !== '/calendar') throw new Error(`the snooze landed on ${page.url()}`);
+    await expectFlash(page, 'Snoozed until');
+    await visit(page, '/');
+    const section = await remindersDue(page);
+    if (section) {
+      assert.ok(!(await textOf(section)).includes(data.reminder), 'a snoozed reminder is not due now');
+    }
+  });
+
+  if (screenshots) {
+    await step(flow, 'screenshot the calendar', s, async () => {
+      await visit(page, '/calendar?view=month');
+      await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'calendar.png'), fullPage: true });
+    });
+  }
+
   await step(flow, 'mark the reminder done on /reminders', s, async () => {
     await visit(page, '/reminders');
     const row = page.locator(':is(li, tr, article, section, div, p, form)')
@@ -539,12 +563,18 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     async function check(p) {
       try {
         await step(flow, `axe on ${p}`, s, async () => {
-          await visit(page, p);
-          const violations = await runAxe(page);
+          // At a desktop's width and a phone's: the layouts differ.
+          const violations = [];
+          for (const width of [1280, 390]) {
+            await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+            await visit(page, p);
+            for (const v of await runAxe(page)) violations.push({ ...v, width });
+          }
+          await page.setViewportSize({ width: 1280, height: 800 });
           checked.push(p);
           for (const v of violations) {
             if (v.impact === 'serious' || v.impact === 'critical') {
-              failures.push(`${p}: ${v.id} (${v.impact}): ${v.help}\n      ${v.helpUrl}\n      ` +
+              failures.push(`${p} at ${v.width} px: ${v.id} (${v.impact}): ${v.help}\n      ${v.helpUrl}\n      ` +
                 v.targets.slice(0, 8).join('\n      ') +
                 (v.targets.length > 8 ? `\n      … and ${v.targets.length - 8} more` : ''));
             }
@@ -617,6 +647,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       '/profile/feed',
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
+      '/calendar', '/calendar?view=week', '/calendar?view=month',
       '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
       '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review,
       '/trash']) {

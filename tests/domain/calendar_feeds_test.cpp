@@ -90,7 +90,7 @@ TEST_P(CalendarFeedsTest, RenderHoldsTheOwnersInterviewsAndOpenRemindersOnly) {
   calendar_of(other_, "Someone else");
   CalendarFeeds feeds(db(), clock_);
   std::string ics = feeds.render(owner_);
-  EXPECT_NE(ics.find("SUMMARY:Interview: Data engineer\r\n"), std::string::npos) << ics;
+  EXPECT_NE(ics.find("SUMMARY:Interview: Data engineer at Acme\r\n"), std::string::npos) << ics;
   EXPECT_NE(ics.find("SUMMARY:Follow up Data engineer\r\n"), std::string::npos);
   EXPECT_EQ(ics.find("Someone else"), std::string::npos);
   std::size_t events = 0;
@@ -106,7 +106,7 @@ TEST_P(CalendarFeedsTest, RenderHoldsTheOwnersInterviewsAndOpenRemindersOnly) {
   EXPECT_EQ(later.find("Follow up"), std::string::npos) << "a done reminder leaves the feed";
   auto read = read_calendar(later, "UTC");
   ASSERT_TRUE(std::holds_alternative<CalItem>(read)) << std::get<std::string>(read);
-  EXPECT_EQ(std::get<CalItem>(read).summary, "Interview: Data engineer");
+  EXPECT_EQ(std::get<CalItem>(read).summary, "Interview: Data engineer at Acme");
   EXPECT_EQ(feeds.render(other_).find("Data engineer"), std::string::npos);
 }
 

@@ -143,7 +143,7 @@ TEST_P(FeedPagesTest, TheAddressServesInterviewsAndOpenRemindersOfItsOwnerOnly) 
   const formats::CalItem& interview = events[0].uid == uid[0].text(0) ? events[0] : events[1];
   const formats::CalItem& reminder = &interview == &events[0] ? events[1] : events[0];
   EXPECT_EQ(interview.uid, uid[0].text(0)) << "the interview's own uid";
-  EXPECT_EQ(interview.summary, "Interview: Backend engineer");
+  EXPECT_EQ(interview.summary, "Interview: Backend engineer at Acme Backend engineer");
   EXPECT_EQ(interview.location, "Room 4; Floor 2, Backend engineer");
   EXPECT_EQ(interview.start, ana[0]["starts_at"].get<std::int64_t>());
   EXPECT_EQ(interview.end, *interview.start + 3600000);

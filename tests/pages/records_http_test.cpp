@@ -427,6 +427,8 @@ TEST_P(RecordsHttpTest, AnInterviewDownloadsAsACalendarFile) {
   EXPECT_EQ(r.header("Content-Type").rfind("text/calendar", 0), 0u);
   EXPECT_NE(r.body.find("BEGIN:VEVENT\r\n"), std::string::npos);
   EXPECT_NE(r.body.find("DTSTART:20260201T090000Z"), std::string::npos);
+  EXPECT_NE(r.body.find("SUMMARY:Interview: Engineer at Acme\r\n"), std::string::npos)
+      << "the title names the company";
 }
 
 TEST_P(RecordsHttpTest, ListsArePaginated) {
