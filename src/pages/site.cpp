@@ -19,17 +19,24 @@ namespace {
 struct NavItem {
   const char* key;
   const char* href;
+  bool more = false;  // under "More", to keep the header to one line
 };
 // Every kind of record a person keeps has its place here; the profile is the
 // signed-in address at the right (layout.mustache).
 constexpr NavItem kNav[] = {
-    {"nav_dashboard", "/"},          {"nav_listings", "/listings"},
-    {"nav_captures", "/captures"},   {"nav_applications", "/applications"},
-    {"nav_calendar", "/calendar"},   {"title_interviews", "/interviews"},
-    {"title_offers", "/offers"},     {"nav_reminders", "/reminders"},
-    {"nav_companies", "/companies"}, {"nav_contacts", "/contacts"},
-    {"nav_documents", "/documents"}, {"title_notes", "/notes"},
-    {"title_tags", "/tags"},
+    {"nav_dashboard", "/"},
+    {"nav_listings", "/listings"},
+    {"nav_applications", "/applications"},
+    {"nav_calendar", "/calendar"},
+    {"nav_reminders", "/reminders"},
+    {"nav_contacts", "/contacts"},
+    {"nav_captures", "/captures", true},
+    {"title_interviews", "/interviews", true},
+    {"title_offers", "/offers", true},
+    {"nav_companies", "/companies", true},
+    {"nav_documents", "/documents", true},
+    {"title_notes", "/notes", true},
+    {"title_tags", "/tags", true},
 };
 
 bool in_section(const std::string& path, const std::string& href) {
@@ -271,12 +278,21 @@ Response Site::render(const Request& r, const Visitor& v, int status, const std:
   data["visitor"] = {{"email", v.account.email}, {"is_admin", v.account.is_admin}};
   data["has_nav"] = true;
   nlohmann::json nav = nlohmann::json::array();
+  nlohmann::json more = nlohmann::json::array();
+  std::string more_label = t.value("nav_more", "More");
+  bool more_current = false;
   for (const auto& item : kNav) {
-    nav.push_back({{"label", t.value(item.key, item.key)},
-                   {"href", item.href},
-                   {"current", in_section(r.path, item.href)}});
+    const bool current = in_section(r.path, item.href);
+    const std::string label = t.value(item.key, item.key);
+    (item.more ? more : nav).push_back({{"label", label}, {"href", item.href}, {"current", current}});
+    // The folded menu is named after the section it holds the reader in.
+    if (item.more && current) {
+      more_label = label;
+      more_current = true;
+    }
   }
   data["nav"] = std::move(nav);
+  data["nav_more"] = {{"items", std::move(more)}, {"label", more_label}, {"current", more_current}};
   data["profile_current"] = in_section(r.path, "/profile");
   data["bell"] = inbox_bell(*deps_.db, catalogue_, v);
   data["bell"]["current"] = r.path == "/inbox";

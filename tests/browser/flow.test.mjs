@@ -61,7 +61,7 @@ async function newContext(label, options = {}) {
   const origin = new URL(base).origin;
   context.on('page', (page) => watch(page, label, problems, origin));
   const page = await context.newPage();
-  return { context, page, problems };
+  return { context, page, problems, javaScript: options.javaScriptEnabled !== false };
 }
 
 function watch(page, label, problems, origin) {
@@ -347,6 +347,26 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
       await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'calendar.png'), fullPage: true });
     });
   }
+
+  // The header's folded sections open with a click, JavaScript or not; with
+  // it, opening one menu closes the other and Escape closes it again.
+  await step(flow, 'reach Interviews through "More" in the header', s, async () => {
+    await visit(page, '/');
+    const more = page.locator('nav .site-nav__more');
+    await more.locator('summary').click();
+    const interviews = more.getByRole('link', { name: 'Interviews', exact: true });
+    assert.ok(await interviews.isVisible(), '"More" shows no Interviews link once opened');
+    if (s.javaScript) {
+      await page.locator('.site-account__menu > summary').click();
+      assert.equal(await more.evaluate((d) => d.open), false, 'opening the account menu leaves "More" open');
+      await page.keyboard.press('Escape');
+      assert.equal(await page.locator('.site-account__menu').evaluate((d) => d.open), false,
+        'Escape leaves the account menu open');
+      await more.locator('summary').click();
+    }
+    await Promise.all([page.waitForURL((u) => u.pathname === '/interviews'), interviews.click()]);
+    assert.match(await textOf(more.locator('summary')), /Interviews/, '"More" is not named after the section it holds');
+  });
 
   await step(flow, 'mark the reminder done on /reminders', s, async () => {
     await visit(page, '/reminders');
