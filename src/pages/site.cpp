@@ -284,7 +284,8 @@ Response Site::render(const Request& r, const Visitor& v, int status, const std:
   for (const auto& item : kNav) {
     const bool current = in_section(r.path, item.href);
     const std::string label = t.value(item.key, item.key);
-    (item.more ? more : nav).push_back({{"label", label}, {"href", item.href}, {"current", current}});
+    (item.more ? more : nav)
+        .push_back({{"label", label}, {"href", item.href}, {"current", current}});
     // The folded menu is named after the section it holds the reader in.
     if (item.more && current) {
       more_label = label;
