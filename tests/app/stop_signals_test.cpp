@@ -34,7 +34,9 @@ TEST(StopSignals, AHookGivenAfterTheStopRunsAtOnce) {
 TEST(StopSignals, AnUnhookedHookIsNotCalled) {
   StopSignals signals;
   bool called = false;
-  { const auto hook = signals.on_stop([&] { called = true; }); }
+  {
+    const auto hook = signals.on_stop([&] { called = true; });
+  }
   signals.request_stop();
   EXPECT_FALSE(called);
 }
