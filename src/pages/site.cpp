@@ -21,8 +21,8 @@ struct NavItem {
   const char* href;
   bool more = false;  // under "More", to keep the header to one line
 };
-// Every kind of record a person keeps has its place here; the profile is the
-// signed-in address at the right (layout.mustache).
+// Every kind of record a person keeps has its place here; the profile is in
+// the account menu at the right (layout.mustache).
 constexpr NavItem kNav[] = {
     {"nav_dashboard", "/"},
     {"nav_listings", "/listings"},
