@@ -115,5 +115,7 @@ void add_api_routes(Router& router, Site& site);
 void add_capture_api(Api& api, Site& site);
 // /api/v1/connections and /api/v1/notices (api_connections.cpp), added by add_api_routes.
 void add_connection_api(Api& api, Site& site);
+// /api/v1/search (api_search.cpp), added by add_api_routes.
+void add_search_api(Api& api, Site& site);
 
 }  // namespace peto::web

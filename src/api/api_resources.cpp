@@ -304,6 +304,7 @@ void add_api_routes(Router& router, Site& site) {
   add_me(*api, res);
   add_capture_api(*api, site);
   add_connection_api(*api, site);
+  add_search_api(*api, site);
 
   json op = api_operation("getOpenApi", "This document", "meta", false);
   api_answer(op, 200, "The OpenAPI 3.1 document of /api/v1", {{"type", "object"}});

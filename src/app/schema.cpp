@@ -7,6 +7,7 @@
 #include "domain/api_tokens.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
+#include "domain/search.h"
 #include "domain/trash.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
@@ -40,6 +41,7 @@ std::vector<store::Migration> migrations() {
   all.push_back(store::ids_never_reused(14));
   add(domain::Trash::migrations());       // 15
   add(domain::added_field_migrations());  // 16
+  add(domain::search_migrations());       // 17
   return all;
 }
 

@@ -120,12 +120,15 @@ class ArchiveWriter {
 
 // The tables of the current schema in an order that satisfies their foreign
 // keys (a table after every table it refers to; self-references are checked
-// at the end of each COPY statement, so they do not count).
+// at the end of each COPY statement, so they do not count). A table the
+// database derives from others (its comment starts "peto:derived", e.g. the
+// search index) is left out: restoring the others makes it again.
 std::vector<std::string> ordered_tables(store::Conn& conn) {
   std::vector<std::string> names;
   for (const auto& r :
        conn.query("SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
-                  " AND relkind = 'r' ORDER BY relname"))
+                  " AND relkind = 'r' AND COALESCE(obj_description(oid, 'pg_class'), '')"
+                  " NOT LIKE 'peto:derived%' ORDER BY relname"))
     names.push_back(r.text("relname"));
   std::map<std::string, std::set<std::string>> needs;
   for (const auto& r :

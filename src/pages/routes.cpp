@@ -3,6 +3,7 @@
 #include "pages/calendar_pages.h"
 #include "pages/feed_pages.h"
 #include "pages/record_pages.h"
+#include "pages/search_pages.h"
 
 namespace peto::web {
 
@@ -14,6 +15,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_token_routes(router, site);
   add_feed_routes(router, site);
   add_calendar_routes(router, site);
+  add_search_routes(router, site);
   add_connection_routes(router, site);
   add_document_routes(router, site);
   add_copy_routes(router, site);

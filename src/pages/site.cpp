@@ -29,7 +29,7 @@ constexpr NavItem kNav[] = {
     {"nav_applications", "/applications"},
     {"nav_calendar", "/calendar"},
     {"nav_reminders", "/reminders"},
-    {"nav_contacts", "/contacts"},
+    {"nav_contacts", "/contacts", true},
     {"nav_captures", "/captures", true},
     {"title_interviews", "/interviews", true},
     {"title_offers", "/offers", true},

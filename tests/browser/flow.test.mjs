@@ -348,6 +348,21 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
     });
   }
 
+  // The header's box finds the listing by the start of its words and its
+  // company's name, and marks what it found.
+  await step(flow, 'search from the header', s, async () => {
+    await visit(page, '/');
+    const box = page.getByRole('search').getByRole('searchbox', { name: 'Search your records' });
+    const words = `${data.role.split(' ')[0].slice(0, 4)} ${data.company.split(' ')[0]}`;
+    await box.fill(words);
+    await Promise.all([page.waitForURL((u) => u.pathname === '/search'), box.press('Enter')]);
+    // The listing has an application by now: it is found as the application.
+    const applications = page.locator('section').filter({ has: page.getByRole('heading', { name: /^Applications/ }) });
+    const link = applications.getByRole('link', { name: data.role, exact: true });
+    assert.ok(await link.isVisible(), `searching "${words}" does not list "${data.role}"`);
+    assert.ok((await link.locator('mark').count()) >= 1, 'the found word is not marked');
+  });
+
   // The header's folded sections open with a click, JavaScript or not; with
   // it, opening one menu closes the other and Escape closes it again.
   await step(flow, 'reach Interviews through "More" in the header', s, async () => {
@@ -667,7 +682,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       '/profile/feed',
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
-      '/calendar', '/calendar?view=week', '/calendar?view=month',
+      '/calendar', '/calendar?view=week', '/calendar?view=month', '/search?q=engineer', '/search',
       '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
       '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review,
       '/trash']) {
