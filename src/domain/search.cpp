@@ -260,8 +260,8 @@ void add_context(store::Db& db, std::int64_t owner, const SearchQuery& q,
   std::map<std::pair<std::string, std::int64_t>, store::Row> found;
   auto look_up = [&](const std::string& kind, const std::string& select) {
     if (ids[kind].empty()) return;
-    for (auto& row : db.query(select + " AND t.id IN (" + in_list(ids[kind]) + ")", {owner}))
-      found.emplace(std::make_pair(kind, row.int_at("id")), std::move(row));
+    for (const auto& row : db.query(select + " AND t.id IN (" + in_list(ids[kind]) + ")", {owner}))
+      found.emplace(std::make_pair(kind, row.int_at("id")), row);
   };
   const std::string role_at =
       "COALESCE(l.role, '') AS role, COALESCE(c.name, '') AS company FROM applications a"
