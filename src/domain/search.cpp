@@ -188,7 +188,7 @@ std::string migration_sql(Dialect d) {
     // only the owner's documents rather than filtering everyone's.
     sql =
         "CREATE VIRTUAL TABLE search_fts USING fts5(owner, title, body,"
-        " tokenize = 'unicode61 remove_diacritics 2');";
+        " tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');";
   } else {
     sql = std::string(kFoldSql) +
           "CREATE TABLE search_docs (id BIGINT PRIMARY KEY, owner_id BIGINT NOT NULL,"
@@ -225,10 +225,15 @@ std::vector<std::string> words_of(const std::string& text) {
   return words;
 }
 
-std::string fts5_match(std::int64_t owner, const std::vector<std::string>& words) {
+// Every word in the owner's documents; in their titles when `in_title`,
+// else anywhere but not all in the title (the second tier of search()).
+std::string fts5_match(std::int64_t owner, const std::vector<std::string>& words, bool in_title) {
   std::string terms;
-  for (const auto& w : words) terms += (terms.empty() ? "\"" : " \"") + w + "\"*";
-  return "owner : \"u" + std::to_string(owner) + "\" AND {title body} : (" + terms + ")";
+  for (const auto& w : words)
+    terms += (terms.empty() ? "\"" : " \"") + w + (&w == &words.back() ? "\"*" : "\"");
+  const std::string mine = "owner : \"u" + std::to_string(owner) + "\" AND ";
+  if (in_title) return mine + "{title} : (" + terms + ")";
+  return mine + "{title body} : (" + terms + ") NOT {title} : (" + terms + ")";
 }
 
 std::string in_list(const std::vector<std::int64_t>& ids) {
@@ -339,28 +344,50 @@ std::vector<SearchHit> search(store::Db& db, std::int64_t owner, const std::stri
   std::vector<std::string> kinds = query.kinds;
   if (!kinds.empty() && wanted(query, "applications") && !wanted(query, "listings"))
     kinds.emplace_back("listings");
+  // Two tiers, each newest first: the records whose title (a name, a role,
+  // a subject) has every word, then those that have them elsewhere. Both
+  // are read from the index in id order and stop at the limit, so a word in
+  // most of a person's records costs no more than a rare one; highlights and
+  // snippets, which read the text again, are made for the rows shown only.
+  // Every word must be whole but the last, which may be the start of one:
+  // what is being typed.
   store::Rows rows;
-  if (db.dialect() == Dialect::sqlite) {
-    rows = db.query(
-        "SELECT rowid AS id, highlight(search_fts, 1, char(1), char(2)) AS title,"
-        " snippet(search_fts, 2, char(1), char(2), '…', 16) AS snippet"
-        " FROM search_fts WHERE search_fts MATCH ?" +
-            codes_where(kinds, "rowid") + " ORDER BY rank LIMIT ?",
-        {fts5_match(owner, words), limit});
-  } else {
-    std::string joined;
-    for (const auto& w : words) joined += w + " ";
-    rows = db.query(
-        "WITH q AS (SELECT to_tsquery('simple', (SELECT string_agg(quote_literal(w) || ':*',"
-        " ' & ') FROM unnest(tsvector_to_array(to_tsvector('simple', peto_fold(?)))) AS w))"
-        " AS q)"
-        " SELECT d.id, ts_headline('simple', d.title, q.q, 'HighlightAll=true, StartSel=' ||"
-        " chr(1) || ', StopSel=' || chr(2)) AS title,"
-        " ts_headline('simple', d.body, q.q, 'MaxFragments=1, MaxWords=16, MinWords=6,"
-        " FragmentDelimiter=…, StartSel=' || chr(1) || ', StopSel=' || chr(2)) AS snippet"
-        " FROM search_docs d, q WHERE d.owner_id = ? AND d.doc @@ q.q" +
-            codes_where(kinds, "d.id") + " ORDER BY ts_rank(d.doc, q.q) DESC, d.id DESC LIMIT ?",
-        {joined, owner, limit});
+  for (const bool in_title : {true, false}) {
+    const int left = limit - static_cast<int>(rows.size());
+    if (left <= 0) break;
+    store::Rows tier;
+    if (db.dialect() == Dialect::sqlite) {
+      tier = db.query(
+          "SELECT rowid AS id, highlight(search_fts, 1, char(1), char(2)) AS title,"
+          " snippet(search_fts, 2, char(1), char(2), '…', 16) AS snippet"
+          " FROM search_fts WHERE search_fts MATCH ?" +
+              codes_where(kinds, "rowid") + " ORDER BY rowid DESC LIMIT ?",
+          {fts5_match(owner, words, in_title), left});
+    } else {
+      std::string whole;
+      for (std::size_t i = 0; i + 1 < words.size(); ++i) whole += words[i] + " ";
+      // q: every word anywhere; t: every word in the title (weight A).
+      tier = db.query(
+          "WITH w AS (SELECT (SELECT array_agg(quote_literal(w)) FROM unnest(tsvector_to_array("
+          "to_tsvector('simple', peto_fold(?)))) AS w) AS whole, (SELECT array_agg("
+          "quote_literal(w)) FROM unnest(tsvector_to_array(to_tsvector('simple',"
+          " peto_fold(?)))) AS w) AS start),"
+          " q AS (SELECT to_tsquery('simple', concat_ws(' & ', array_to_string(whole, ' & '),"
+          " array_to_string(start, ':* & ') || ':*')) AS q, to_tsquery('simple',"
+          " concat_ws(' & ', array_to_string(whole, ':A & ') || ':A',"
+          " array_to_string(start, ':*A & ') || ':*A')) AS t FROM w),"
+          " top AS MATERIALIZED (SELECT d.id FROM search_docs d, q WHERE d.owner_id = ?"
+          " AND d.doc @@ q.q AND " +
+              std::string(in_title ? "" : "NOT ") + "d.doc @@ q.t" + codes_where(kinds, "d.id") +
+              " ORDER BY d.id DESC LIMIT ?)"
+              " SELECT d.id, ts_headline('simple', d.title, q.q, 'HighlightAll=true,"
+              " StartSel=' || chr(1) || ', StopSel=' || chr(2)) AS title,"
+              " ts_headline('simple', d.body, q.q, 'MaxFragments=1, MaxWords=16, MinWords=6,"
+              " FragmentDelimiter=…, StartSel=' || chr(1) || ', StopSel=' || chr(2)) AS snippet"
+              " FROM top JOIN search_docs d ON d.id = top.id, q ORDER BY d.id DESC",
+          {whole, words.back(), owner, left});
+    }
+    for (const auto& row : tier) rows.rows.push_back(row);
   }
   std::vector<SearchHit> hits;
   for (const auto& row : rows) {

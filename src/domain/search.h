@@ -3,7 +3,7 @@
 // captured pages by the words in them.
 //
 //   std::vector<SearchHit> hits = search(db, owner, "data engineer berlin", {});
-//   for (const auto& h : hits) ...  // best first; h.title and h.snippet mark the words found
+//   for (const auto& h : hits) ...  // h.title and h.snippet mark the words found
 //
 // The index is the database's own full-text search: SQLite's FTS5 table
 // `search_fts`, PostgreSQL's `search_docs` with a tsvector under a GIN index
@@ -40,11 +40,13 @@ struct SearchHit {
 
 struct SearchQuery {
   std::vector<std::string> kinds;  // only these kinds ("" = all); the API's scopes
-  int limit = 100;                 // hits in all, 1..200
+  int limit = 50;                  // hits in all, 1..200
 };
 
-// The owner's records matching every word of `text`, best first. An empty
-// query, or one without a word in it, finds nothing.
+// The owner's records matching every word of `text`: those with every word
+// in their title first, then the rest, each newest first. The last word may
+// be the start of one ("data eng" finds "data engineer"). An empty query, or
+// one without a word in it, finds nothing.
 std::vector<SearchHit> search(store::Db& db, std::int64_t owner, const std::string& text,
                               const SearchQuery& query);
 

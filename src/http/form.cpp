@@ -4,6 +4,8 @@
 #include <boost/url/params_view.hpp>
 #include <boost/url/parse_query.hpp>
 
+#include "core/utf8.h"
+
 namespace peto::web {
 
 Form Form::parse(const Request& r) { return decode(r.body); }
@@ -16,6 +18,8 @@ Form Form::decode(std::string_view text) {
     if (p.key.empty() && !p.has_value) continue;  // "a=1&&b=2"
     f.fields_.emplace_back(p.key, p.has_value ? p.value : std::string());
   }
+  for (const auto& [k, v] : f.fields_)
+    if (!utf8_valid(k) || !utf8_valid(v)) return {};
   return f;
 }
 

@@ -4,8 +4,9 @@
 //   Form f = Form::parse(request);
 //   std::string email = f.get("email");
 //
-// A body that is not valid form encoding gives an empty Form (every field
-// then reads as ""), which the page answers as missing input. Plain value.
+// A body that is not valid form encoding, or whose fields are not UTF-8 once
+// decoded, gives an empty Form (every field then reads as ""), which the
+// page answers as missing input. Plain value.
 #pragma once
 
 #include <nlohmann/json.hpp>

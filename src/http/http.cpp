@@ -3,6 +3,8 @@
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
 
+#include "core/utf8.h"
+
 namespace peto::web {
 
 namespace {
@@ -46,6 +48,10 @@ Status Request::set_target(std::string_view raw) {
   // "/a/" has a trailing empty segment in the URL grammar; "/" has none.
   query.clear();
   for (auto p : url.params()) query.emplace_back(p.key, p.has_value ? p.value : std::string());
+  // What reaches the pages and the database is text: "%C3" alone is not.
+  bool text = utf8_valid(path);
+  for (const auto& [k, v] : query) text = text && utf8_valid(k) && utf8_valid(v);
+  if (!text) return Status::invalid("request target is not UTF-8 once decoded");
   return Status::ok();
 }
 

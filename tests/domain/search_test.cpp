@@ -1,5 +1,5 @@
 // Search on both backends: each kind found by its words, every word needed,
-// the start of a word enough, accents and case ignored, another person's
+// the start of the last word enough, titles first, accents and case ignored, another person's
 // records never; and the index in step with every write, the trash and its
 // restore included.
 #include "domain/search.h"
@@ -18,7 +18,7 @@ using nlohmann::json;
 
 class SearchTest : public peto::testing::TwoOwnersTest {
  protected:
-  // "kind id" of each hit, best first.
+  // "kind id" of each hit, in the order found.
   std::vector<std::string> found(const std::string& q, std::int64_t owner = 0,
                                  const SearchQuery& query = {}) {
     std::vector<std::string> out;
@@ -75,8 +75,10 @@ TEST_P(SearchTest, EachKindIsFoundByItsWords) {
   EXPECT_TRUE(has(found("MÜLLER"), "companies", acme)) << "nor does case";
   EXPECT_TRUE(has(found("engineer müller", 0, listings), "listings", listing))
       << "a listing has its company's words";
-  EXPECT_TRUE(has(found("eng berl", 0, listings), "listings", listing))
-      << "the start of each word is enough";
+  EXPECT_TRUE(has(found("engineer berl", 0, listings), "listings", listing))
+      << "the start of the last word is enough: what is being typed";
+  EXPECT_FALSE(has(found("eng berlin", 0, listings), "listings", listing))
+      << "the words before it are whole";
   EXPECT_TRUE(has(found("talent"), "contacts", contact));
   EXPECT_TRUE(has(found("on-call"), "notes", note));
   EXPECT_TRUE(has(found("portfolio"), "reminders", reminder));
@@ -125,6 +127,20 @@ TEST_P(SearchTest, OnlyTheKindsAsked) {
   only_companies.kinds = {"companies"};
   EXPECT_EQ(found("robotics", 0, only_companies),
             std::vector<std::string>{"companies " + std::to_string(acme)});
+}
+
+TEST_P(SearchTest, TitlesFirstThenTheNewest) {
+  const auto fan = make("contacts", {{"name", "Kafka Fan"}});
+  const auto bea = make("contacts", {{"name", "Bea Santos"}, {"notes", "Talks about Kafka"}});
+  const auto guild = make("contacts", {{"name", "Kafka Guild"}});
+  EXPECT_EQ(found("kafka"),
+            (std::vector<std::string>{"contacts " + std::to_string(guild),
+                                      "contacts " + std::to_string(fan),
+                                      "contacts " + std::to_string(bea)}))
+      << "the word in the name first, newest first; then the word in the notes";
+  SearchQuery two;
+  two.limit = 2;
+  EXPECT_EQ(found("kafka", 0, two).size(), 2u);
 }
 
 // Every write keeps the index in step, in its own transaction: a change,

@@ -1,8 +1,10 @@
-// The route table on its own: matching, precedence, 404/405, HEAD.
+// The route table on its own: matching, precedence, 404/405, HEAD; and
+// the request target and form bodies as they are read (text only).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
+#include "http/form.h"
 #include "http/router.h"
 
 namespace peto::web {
@@ -154,6 +156,17 @@ TEST(HttpTest, TargetParsing) {
   EXPECT_FALSE(r.set_target("http://example.com/"));
   EXPECT_FALSE(r.set_target("/bad%zz"));
   EXPECT_FALSE(r.set_target("*"));
+  EXPECT_TRUE(r.set_target("/search?q=caf%C3%A9"));
+  EXPECT_EQ(r.query_param("q"), "café");
+  EXPECT_FALSE(r.set_target("/search?q=caf%C3")) << "half a character is not text";
+  EXPECT_FALSE(r.set_target("/search?q%E9=1")) << "nor is Latin-1, in a name";
+  EXPECT_FALSE(r.set_target("/caf%E9")) << "or in the path";
+}
+
+TEST(FormTest, AFieldThatIsNotUtf8LeavesTheFormEmpty) {
+  EXPECT_EQ(Form::decode("name=Caf%C3%A9&role=x").get("name"), "Café");
+  const Form bad = Form::decode("name=Caf%C3&role=x");
+  EXPECT_TRUE(bad.fields().empty()) << "read as missing input, never stored half";
 }
 
 }  // namespace
