@@ -79,7 +79,8 @@ void add_search_api(Api& api, Site& site) {
                       "Words that must all appear, each as a word or its start");
   api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}},
                       "Results at most (50)");
-  api_answer(op, 200, "The records found: every word in the title first, then the rest, newest first",
+  api_answer(op, 200,
+             "The records found: every word in the title first, then the rest, newest first",
              {{"type", "object"},
               {"required", {"items"}},
               {"properties", {{"items", {{"type", "array"}, {"items", hit_schema()}}}}}});

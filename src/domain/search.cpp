@@ -344,13 +344,13 @@ std::vector<SearchHit> search(store::Db& db, std::int64_t owner, const std::stri
   std::vector<std::string> kinds = query.kinds;
   if (!kinds.empty() && wanted(query, "applications") && !wanted(query, "listings"))
     kinds.emplace_back("listings");
-  // Two tiers, each newest first: the records whose title (a name, a role,
-  // a subject) has every word, then those that have them elsewhere. Both
-  // are read from the index in id order and stop at the limit, so a word in
-  // most of a person's records costs no more than a rare one; highlights and
-  // snippets, which read the text again, are made for the rows shown only.
-  // Every word must be whole but the last, which may be the start of one:
-  // what is being typed.
+  // Two tiers, each newest first (the highest ids): the records whose title
+  // (a name, a role, a subject) has every word, then those that have them
+  // elsewhere. Both are read from the index in id order and stop at the
+  // limit, so the thousands of records a common word is in are not ranked
+  // one by one; highlights and snippets, which read the text again, are made
+  // for the rows shown only. Every word must be whole but the last, which
+  // may be the start of one: what is being typed.
   store::Rows rows;
   for (const bool in_title : {true, false}) {
     const int left = limit - static_cast<int>(rows.size());

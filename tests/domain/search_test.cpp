@@ -133,10 +133,9 @@ TEST_P(SearchTest, TitlesFirstThenTheNewest) {
   const auto fan = make("contacts", {{"name", "Kafka Fan"}});
   const auto bea = make("contacts", {{"name", "Bea Santos"}, {"notes", "Talks about Kafka"}});
   const auto guild = make("contacts", {{"name", "Kafka Guild"}});
-  EXPECT_EQ(found("kafka"),
-            (std::vector<std::string>{"contacts " + std::to_string(guild),
-                                      "contacts " + std::to_string(fan),
-                                      "contacts " + std::to_string(bea)}))
+  EXPECT_EQ(found("kafka"), (std::vector<std::string>{"contacts " + std::to_string(guild),
+                                                      "contacts " + std::to_string(fan),
+                                                      "contacts " + std::to_string(bea)}))
       << "the word in the name first, newest first; then the word in the notes";
   SearchQuery two;
   two.limit = 2;
