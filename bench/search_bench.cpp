@@ -18,6 +18,7 @@
 #include <random>
 
 #include "app/app.h"
+#include "core/utf8.h"
 #include "core/log.h"
 #include "domain/search.h"
 #include "store/migrate.h"
@@ -48,8 +49,8 @@ struct Vocabulary {
 
   explicit Vocabulary(std::size_t size) {
     static const std::vector<std::string> syllables = {
-        "ka", "lo", "mi", "ten", "dra", "vo", "sen", "ri", "ba", "tor", "nu", "el",
-        "qua", "zi", "mar", "fe", "gus", "ho", "lin", "ström", "é", "pa", "dex", "ny"};
+        "ka",  "lo", "mi",  "ten", "dra", "vo", "sen", "ri",    "ba", "tor", "nu",  "el",
+        "qua", "zi", "mar", "fe",  "gus", "ho", "lin", "ström", "é",  "pa",  "dex", "ny"};
     words = kCommon;
     std::mt19937 rng(7);
     std::uniform_int_distribution<std::size_t> syl(0, syllables.size() - 1);
@@ -60,7 +61,8 @@ struct Vocabulary {
       words.push_back(w);
     }
     std::vector<double> weights;
-    for (std::size_t i = 0; i < words.size(); ++i) weights.push_back(1.0 / static_cast<double>(i + 1));
+    for (std::size_t i = 0; i < words.size(); ++i)
+      weights.push_back(1.0 / static_cast<double>(i + 1));
     zipf = std::discrete_distribution<std::size_t>(weights.begin(), weights.end());
   }
 
@@ -224,7 +226,7 @@ json run_backend(const std::string& name, const std::string& pg_url, int records
   std::uniform_int_distribution<int> two(1, 2), cut(0, 2);
   for (int i = 0; i < queries_n; ++i) {
     std::string q = phrase(rng, two(rng));
-    if (cut(rng) == 0 && q.size() > 4) q.resize(q.size() - 2);
+    if (cut(rng) == 0 && q.size() > 4) q.resize(utf8_prefix(q, q.size() - 2));
     queries.push_back(q);
   }
   std::vector<double> p50, p99, peer50, peer99;
