@@ -18,8 +18,8 @@
 #include <random>
 
 #include "app/app.h"
-#include "core/utf8.h"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "domain/search.h"
 #include "store/migrate.h"
 

@@ -208,7 +208,9 @@ void Session::answer() {
 
 Response Session::answer_target(Request& request, std::string_view target) {
   if (Status s = request.set_target(target); !s)
-    return Response::problem(400, "Bad request", "The request target is not a valid path, or is not UTF-8 once decoded.");
+    return Response::problem(
+        400, "Bad request",
+        "The request target is not a valid path, or is not UTF-8 once decoded.");
   return respond(request);
 }
 
