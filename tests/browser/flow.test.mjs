@@ -348,12 +348,12 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
     });
   }
 
-  // The header's box finds the listing by the start of its words and its
-  // company's name, and marks what it found.
+  // The header's box finds the listing by a word of its role and the start
+  // of its company's name (what is being typed), and marks what it found.
   await step(flow, 'search from the header', s, async () => {
     await visit(page, '/');
     const box = page.getByRole('search').getByRole('searchbox', { name: 'Search your records' });
-    const words = `${data.role.split(' ')[0].slice(0, 4)} ${data.company.split(' ')[0]}`;
+    const words = `${data.role.split(' ')[0]} ${data.company.split(' ')[0].slice(0, 4)}`;
     await box.fill(words);
     await Promise.all([page.waitForURL((u) => u.pathname === '/search'), box.press('Enter')]);
     // The listing has an application by now: it is found as the application.
