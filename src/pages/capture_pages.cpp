@@ -7,11 +7,18 @@
 //   GET  /captures/{id}           the review: every field read, editable
 //   POST /captures/{id}/accept    company, listing (and application) at once
 //   POST /captures/{id}/discard   keeps the url, so the page is known next time
+//   GET  /quick-add               one field: a link, a pasted page or a line
+//   POST /quick-add               a link or page is captured as above; a line
+//                                 fills the form it names (nothing is saved
+//                                 until the person saves that form)
+#include <functional>
 #include <memory>
 
 #include "capture/errand.h"
 #include "capture/kept_pages.h"
+#include "core/timezone.h"
 #include "domain/captures.h"
+#include "domain/quick_add.h"
 #include "http/form.h"
 #include "pages/record_pages.h"
 #include "pages/record_pages_internal.h"
@@ -116,22 +123,88 @@ Response review_page(RecordPages& p, Request& r, const Visitor& v, const domain:
   return out;
 }
 
-Response create(RecordPages& p, Request& r, const Visitor& v) {
-  Form f = Form::parse(r);
-  const std::string url = f.get("url");
-  const std::string html = f.get("html");
-  json values = {{"url", url}, {"html", html}};
+// A link (fetched by the capture errand) or a pasted page (read at once)
+// made a capture, and the person sent to review it; `refused` answers with
+// the form again when it cannot be.
+using Refused = std::function<Response(const domain::FieldErrors&, int status)>;
+Response capture_from(RecordPages& p, const Visitor& v, const std::string& url,
+                      const std::string& html, const Refused& refused) {
   if (domain::capture_rate_limited(p.records.db(), p.site.clock(), v.account.id)) {
     domain::FieldErrors e;
     e.add("form", "error_capture_rate");
-    return list_page(p, r, v, values, e, 429);
+    return refused(e, 429);
   }
   capture::KeptPages pages(p.site.db(), p.site.clock(), pages_dir(p.site));
   auto made = capture::capture_page(p.records, v.account.id, url, html, "web", &pages);
-  if (auto* errors = std::get_if<domain::FieldErrors>(&made))
-    return list_page(p, r, v, values, *errors, 422);
+  if (auto* errors = std::get_if<domain::FieldErrors>(&made)) return refused(*errors, 422);
   const auto id = std::get<domain::Capture>(made)["id"].get<std::int64_t>();
   return Site::redirect("/captures/" + std::to_string(id));
+}
+
+Response create(RecordPages& p, Request& r, const Visitor& v) {
+  Form f = Form::parse(r);
+  json values = {{"url", f.get("url")}, {"html", f.get("html")}};
+  return capture_from(p, v, f.get("url"), f.get("html"),
+                      [&](const domain::FieldErrors& e, int status) {
+                        return list_page(p, r, v, values, e, status);
+                      });
+}
+
+// The most a quick add takes: a pasted page, as /captures takes one.
+constexpr std::size_t kMaxQuickAdd = domain::kMaxCapturedPageBytes;
+
+// The quick add page; any error is the one field's (a capture's refusal of
+// the link or the page included).
+Response quick_add_page(RecordPages& p, Request& r, const Visitor& v, const std::string& text,
+                        const domain::FieldErrors& errors, int status) {
+  std::string error;
+  for (const auto& [field, key] : errors.by_field) error = p.view.text(v, key);
+  return p.site.render(r, v, status, "quick_add",
+                       {{"title", p.view.text(v, "quick_add_heading")},
+                        {"quick_text", text},
+                        {"quick_error", error}});
+}
+
+// The form a line fills: an application sent on a day, or a new listing.
+std::string line_form(const domain::QuickAdd& q) {
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"role", q.role}, {"company", q.company}, {"location", q.location}, {"url", q.url}};
+  if (q.applied) {
+    fields.emplace_back("applied_on", q.applied_on);
+    fields.emplace_back("unread", q.unread);
+  }
+  fields.emplace_back("read", "1");
+  return query_href(q.applied ? "/applications/record" : "/listings/new", fields);
+}
+
+Response quick_add(RecordPages& p, Request& r, const Visitor& v) {
+  const std::string text = Form::parse(r).get("text");
+  auto refused = [&](const domain::FieldErrors& e, int status) {
+    return quick_add_page(p, r, v, text, e, status);
+  };
+  domain::FieldErrors errors;
+  if (text.size() > kMaxQuickAdd) {
+    errors.add("text", "error_page_too_large");
+    return refused(errors, 422);
+  }
+  const domain::QuickAdd q =
+      domain::read_quick_add(text, local_date(p.site.clock().now_ms(), v.time_zone));
+  switch (q.kind) {
+    case domain::QuickAdd::Kind::empty:
+      errors.add("text", "error_quick_add_empty");
+      return refused(errors, 422);
+    case domain::QuickAdd::Kind::link:
+      return capture_from(p, v, q.url, "", refused);
+    case domain::QuickAdd::Kind::page:
+      if (q.url.empty()) {
+        errors.add("text", "error_quick_add_page_link");
+        return refused(errors, 422);
+      }
+      return capture_from(p, v, q.url, text, refused);
+    case domain::QuickAdd::Kind::line:
+      break;
+  }
+  return Site::redirect(line_form(q));
 }
 
 Response show(RecordPages& p, Request& r, const Visitor& v) {
@@ -227,11 +300,23 @@ void add_capture_routes(Router& router, Site& site) {
     return list_page(*p, r, v, values, {}, 200);
   }),
              "Save a listing from a link or a page");
-  router.add("POST", "/captures", page(create), "Capture a page");
+  // A pasted page is taken up to its own limit, form-encoded (up to three
+  // bytes a byte), not the server's default for forms.
+  auto pasted = [&page](Response (*fn)(RecordPages&, Request&, const Visitor&)) {
+    Guarded g = page(fn);
+    g.max_body_bytes = 3 * domain::kMaxCapturedPageBytes + (64 << 10);
+    return g;
+  };
+  router.add("POST", "/captures", pasted(create), "Capture a page");
   router.add("GET", "/captures/{id}", page(show), "Review a capture");
   router.add("POST", "/captures/{id}/accept", page(accept), "Save the reviewed listing");
   router.add("POST", "/captures/{id}/discard", page(discard), "Discard a capture");
   router.add("GET", "/captures/{id}/page", page(kept_page), "The kept source of a captured page");
+  router.add("GET", "/quick-add", site.signed_in([p](Request& r, const Visitor& v) {
+    return quick_add_page(*p, r, v, r.query_param("text").value_or("").substr(0, 2000), {}, 200);
+  }),
+             "Quick add: a link, a pasted page or a line");
+  router.add("POST", "/quick-add", pasted(quick_add), "Read a quick add");
 }
 
 }  // namespace peto::web

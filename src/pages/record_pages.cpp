@@ -21,19 +21,6 @@ std::string record_href(const Kind& k, std::int64_t id) {
   return "/" + k.name + "/" + std::to_string(id);
 }
 
-// A query string built from pairs, for tab, filter and page links.
-std::string query_href(const std::string& path,
-                       const std::vector<std::pair<std::string, std::string>>& pairs) {
-  std::string out = path;
-  char sep = '?';
-  for (const auto& [k, v] : pairs) {
-    if (v.empty()) continue;
-    out += sep + k + "=" + url_encode(v);
-    sep = '&';
-  }
-  return out;
-}
-
 // A failed listing save must not leave the company it made behind: the
 // company and the listing are written in one transaction, rolled back by
 // throwing this when the listing is refused.
@@ -81,6 +68,27 @@ domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
   }
 }
 
+std::string query_href(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& pairs) {
+  std::string out = path;
+  char sep = '?';
+  for (const auto& [k, v] : pairs) {
+    if (v.empty()) continue;
+    out += sep + k + "=" + url_encode(v);
+    sep = '&';
+  }
+  return out;
+}
+
+void say_what_was_read(RecordPages& p, const Visitor& v, const nlohmann::json& values,
+                       nlohmann::json& data) {
+  if (values.value("read", std::string()) != "1") return;
+  data["read_notice"] = p.view.text(v, "quick_add_read");
+  const std::string unread = values.value("unread", std::string()).substr(0, 200);
+  if (!unread.empty())
+    data["unread_notice"] = p.site.say(v, "quick_add_unread", {{"words", unread}});
+}
+
 nlohmann::json listing_inputs(RecordPages& p, const Visitor& v, const nlohmann::json& values,
                               const nlohmann::json& errors, const std::vector<std::string>& only) {
   nlohmann::json inputs = p.view.inputs(v, domain::kind("listings"), values, errors, only);
@@ -121,6 +129,7 @@ Response form_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
                                                      id ? record_href(k, *id) : "/" + k.name)},
                          {"return_to", safe_return(values.value("return_to", std::string()), "")},
                          {"has_errors", !errors.empty()}};
+  if (!id && errors.empty()) say_what_was_read(p, v, values, data);
   return p.site.render(r, v, status, "record_form", data);
 }
 
@@ -417,7 +426,10 @@ Response listing_state(RecordPages& p, Request& r, const Visitor& v) {
   input.values = {{"state", form.get("state")}, {"discard_reason", form.get("discard_reason")}};
   auto w = p.records.update(v.account.id, domain::kind("listings"), *id, input);
   return p.answer(
-      r, v, w, [&](const Record&) { return "/listings/" + std::to_string(*id); },
+      r, v, w,
+      [&](const Record&) {
+        return safe_return(form.get("return_to"), "/listings/" + std::to_string(*id));
+      },
       [&](const nlohmann::json& errors) {
         return p.site.render(r, v, 422, "error",
                              {{"status", 422}, {"detail", errors.begin()->get<std::string>()}});

@@ -4,6 +4,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "domain/applications.h"
 #include "domain/records.h"
@@ -34,6 +37,15 @@ struct RecordPages {
     return site.not_found(r, v);
   }
 };
+
+// `path` with a query string of the pairs that are not empty.
+std::string query_href(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& pairs);
+
+// A form a quick add filled (?read=1) says so, and names the words about a
+// day it could not read (?unread=), in `data` for record_form.
+void say_what_was_read(RecordPages& p, const Visitor& v, const nlohmann::json& values,
+                       nlohmann::json& data);
 
 // The inputs of a listing form: the kind's, with a company name in place of
 // company_id (`only` as RecordView::inputs).

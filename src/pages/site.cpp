@@ -295,6 +295,7 @@ Response Site::render(const Request& r, const Visitor& v, int status, const std:
   data["nav"] = std::move(nav);
   data["nav_more"] = {{"items", std::move(more)}, {"label", more_label}, {"current", more_current}};
   data["profile_current"] = in_section(r.path, "/profile");
+  data["quick_add_current"] = r.path == "/quick-add";
   data["bell"] = inbox_bell(*deps_.db, catalogue_, v);
   data["bell"]["current"] = r.path == "/inbox";
   fill_title(data, t, page);
