@@ -4,6 +4,7 @@
 
 #include "connections/connections.h"
 #include "core/timezone.h"
+#include "domain/board.h"
 #include "domain/dashboard.h"
 #include "http/http.h"
 #include "pages/record_pages.h"
@@ -33,6 +34,13 @@ nlohmann::json with_times(RecordPages& p, const Visitor& v, std::vector<Record> 
 // A status picker: the select and its options, for a card or the page.
 nlohmann::json status_options(RecordPages& p, const Visitor& v, const std::string& current) {
   return p.view.choice_options(v, "status", domain::statuses(), current);
+}
+
+// An end reason's select, "none" first.
+nlohmann::json end_reason_options(RecordPages& p, const Visitor& v, const std::string& current) {
+  std::vector<std::string> reasons = {""};
+  for (const auto& reason : domain::end_reasons()) reasons.push_back(reason);
+  return p.view.choice_options(v, "end_reason", reasons, current);
 }
 
 // What a person with nothing yet does first: add a listing, capture a
@@ -84,6 +92,7 @@ Response record_form(RecordPages& p, Request& r, const Visitor& v, nlohmann::jso
                          {"cancel_href", "/applications"},
                          {"return_to", ""},
                          {"has_errors", !errors.empty()}};
+  if (errors.empty()) say_what_was_read(p, v, values, data);
   return p.site.render(r, v, status, "record_form", data);
 }
 
@@ -180,14 +189,35 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
     q.limit = 50;
     domain::Page page = p.records.list(v.account.id, k, q);
     nlohmann::json cards = nlohmann::json::array();
-    for (const Record& rec : page.items)
-      cards.push_back({{"href", "/listings/" + std::to_string(id_of(rec))},
-                       {"title", p.view.title_of(v, k, rec)},
-                       {"company", rec["company_name"]},
-                       {"location", rec["location"]},
-                       {"closes_on", rec["closes_on"]}});
+    for (const Record& rec : page.items) {
+      const std::string href = "/listings/" + std::to_string(id_of(rec));
+      const std::string state = rec["state"].get<std::string>();
+      nlohmann::json card = {{"id", id_of(rec)},
+                             {"href", href},
+                             {"title", p.view.title_of(v, k, rec)},
+                             {"company", rec["company_name"]},
+                             {"location", rec["location"]},
+                             {"closes_on", rec["closes_on"]}};
+      // Undecided and shortlisted cards decide in place: shortlist, discard.
+      if (std::string(tab) != "applied") {
+        card["move"] = {{"action", href + "/state"}, {"field", "state"}, {"value", state}};
+        card["decide"] = {{"action", href + "/state"},
+                          {"can_shortlist", state != "shortlisted"},
+                          {"discard_label", p.site.say(v, "board_discard_named",
+                                                       {{"title", p.view.title_of(v, k, rec)}})},
+                          {"shortlist_label", p.site.say(v, "board_shortlist_named",
+                                                         {{"title", p.view.title_of(v, k, rec)}})}};
+      }
+      cards.push_back(std::move(card));
+    }
     columns.push_back(
-        {{"heading", p.view.text(v, std::string("tab_") + tab)},
+        {{"key", tab},
+         // A card dropped on the undecided or shortlisted column takes that state.
+         {"drop", std::string(tab) == "undecided"     ? "new"
+                  : std::string(tab) == "shortlisted" ? "shortlisted"
+                                                      : ""},
+         {"heading", p.view.text(v, std::string("tab_") + tab)},
+         {"count", cards.size()},
          {"cards", cards},
          {"empty", cards.empty()},
          {"more_href", page.next_cursor ? "/listings?view=table&tab=" + std::string(tab) : ""}});
@@ -199,6 +229,8 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
       {"new_href", "/listings/new"},
       {"new_label", p.view.text(v, "add_listing")},
       {"kind", "listings"},
+      {"wide", true},
+      {"return_to", "/listings"},
       {"links",
        {{{"label", p.view.text(v, "tab_discarded")},
          {"href", "/listings?view=table&tab=discarded"}},
@@ -206,9 +238,37 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
   return p.site.render(r, v, 200, "board", data);
 }
 
+namespace {
+
+// "Since today", "1 day in this stage", "12 days in this stage": whole days
+// where the person lives.
+std::string days_in_stage(RecordPages& p, const Visitor& v, std::int64_t since, std::int64_t now) {
+  const auto from = parse_date_utc_ms(local_date(since, v.time_zone));
+  const auto to = parse_date_utc_ms(local_date(now, v.time_zone));
+  const std::int64_t days = from && to ? (*to - *from) / (24 * 3600 * 1000) : 0;
+  if (days <= 0) return p.view.text(v, "board_stage_today");
+  if (days == 1) return p.view.text(v, "board_stage_one");
+  return p.site.say(v, "board_stage_other", {{"count", std::to_string(days)}});
+}
+
+// "Reminder: Call Bea · 16 Jan 09:00", "Interview (video) · 20 Jan 14:00".
+std::string next_text(RecordPages& p, const Visitor& v, const domain::NextThing& next,
+                      std::int64_t now) {
+  const std::string when = !next.day.empty() ? next.day : p.site.format_time(v, next.at);
+  if (next.kind == "interviews")
+    return p.site.say(v, "board_next_interview",
+                      {{"kind", p.view.choice_label(v, "kind", next.title)}, {"when", when}});
+  return p.site.say(v, next.at < now ? "board_next_reminder_overdue" : "board_next_reminder",
+                    {{"title", next.title}, {"when", when}});
+}
+
+}  // namespace
+
 Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
   const Kind& k = domain::kind("applications");
+  const std::int64_t now = p.site.clock().now_ms();
   nlohmann::json columns = nlohmann::json::array();
+  const nlohmann::json end_reasons = end_reason_options(p, v, "");
   for (const std::string& status : domain::statuses()) {
     if (!domain::is_open_status(status)) continue;
     domain::ListQuery q;
@@ -216,19 +276,48 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
     q.equals["status"] = status;
     q.limit = 50;
     domain::Page page = p.records.list(v.account.id, k, q);
+    std::vector<std::int64_t> ids;
+    ids.reserve(page.items.size());
+    for (const Record& rec : page.items) ids.push_back(id_of(rec));
+    auto facts = domain::card_facts(p.site.db(), v.account.id, ids, now);
     nlohmann::json cards = nlohmann::json::array();
     for (const Record& rec : page.items) {
-      std::string href = "/applications/" + std::to_string(id_of(rec));
-      cards.push_back({{"href", href},
-                       {"title", p.view.title_of(v, k, rec)},
-                       {"company", rec["company_name"]},
-                       {"picker",
-                        {{"action", href + "/status"},
-                         {"id", "status-" + std::to_string(id_of(rec))},
-                         {"options", status_options(p, v, status)}}}});
+      const std::string id = std::to_string(id_of(rec));
+      const std::string href = "/applications/" + id;
+      const domain::CardFacts& f = facts[id_of(rec)];
+      nlohmann::json tags = nlohmann::json::array();
+      for (const auto& [name, colour] : f.tags)
+        tags.push_back({{"name", name}, {"colour", colour}});
+      nlohmann::json card = {
+          {"id", id_of(rec)},
+          {"href", href},
+          {"title", p.view.title_of(v, k, rec)},
+          {"company", rec["company_name"]},
+          {"stage", days_in_stage(p, v, f.stage_since, now)},
+          {"move", {{"action", href + "/status"}, {"field", "status"}, {"value", status}}},
+          {"has_tags", !tags.empty()},
+          {"tags", tags},
+          {"picker",
+           {{"action", href + "/status"},
+            {"id", "status-" + id},
+            {"end_id", "end-" + id},
+            {"current", status},
+            {"options", status_options(p, v, status)},
+            {"end_reasons", end_reasons}}}};
+      if (rec["priority"].is_number())
+        card["priority"] = p.site.say(v, "board_priority",
+                                      {{"n", std::to_string(rec["priority"].get<std::int64_t>())}});
+      if (f.next) {
+        card["next"] = next_text(p, v, *f.next, now);
+        card["next_overdue"] = f.next->kind == "reminders" && f.next->at < now;
+      }
+      cards.push_back(std::move(card));
     }
     columns.push_back(
-        {{"heading", p.view.choice_label(v, "status", status)},
+        {{"key", status},
+         {"drop", status},
+         {"heading", p.view.choice_label(v, "status", status)},
+         {"count", cards.size()},
          {"cards", cards},
          {"empty", cards.empty()},
          {"more_href",
@@ -240,6 +329,9 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
                          {"new_href", "/applications/record"},
                          {"new_label", p.view.text(v, "record_application")},
                          {"kind", "applications"},
+                         {"wide", true},
+                         {"picker_help", true},
+                         {"return_to", "/applications"},
                          {"links",
                           {{{"label", p.view.text(v, "tab_closed")},
                             {"href", "/applications?view=table&tab=closed"}}}}};
@@ -353,8 +445,6 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
   std::string chosen_event = form_part(form, "event", "values").value("kind", "note");
   nlohmann::json event_kinds = person_event_options(p, v, chosen_event);
 
-  std::vector<std::string> reasons = {""};
-  for (const auto& reason : domain::end_reasons()) reasons.push_back(reason);
   nlohmann::json tags = tag_choices(p, v, id);
   nlohmann::json status_values = form_part(form, "status", "values");
   nlohmann::json data = {
@@ -369,8 +459,7 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
            : ""},
       {"status_label", p.view.choice_label(v, "status", status)},
       {"status_options", status_options(p, v, status_values.value("status", status))},
-      {"end_reasons",
-       p.view.choice_options(v, "end_reason", reasons, status_values.value("end_reason", ""))},
+      {"end_reasons", end_reason_options(p, v, status_values.value("end_reason", ""))},
       {"status_errors", form_part(form, "status", "errors")},
       {"status_values", status_values},
       {"cells", p.view.cells(v, k, *app, false)},
