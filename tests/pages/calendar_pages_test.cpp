@@ -86,6 +86,23 @@ TEST_P(CalendarPagesTest, DoneAndSnoozeComeBackToTheSameView) {
   EXPECT_EQ(db().query("SELECT due_at FROM reminders WHERE id = ?", {call})[0].int_at(0),
             parse_local("2027-01-16 09:00", "UTC").value());
 
+  // To the day and time picked, in the person's zone; a time that is not one
+  // is refused and changes nothing.
+  auto picked =
+      ana_->post_form("/reminders/" + std::to_string(call) + "/snooze",
+                      {{"until", "pick"}, {"at", "2027-01-16T14:30"}, {"return_to", back}});
+  ASSERT_EQ(picked.status, 303);
+  EXPECT_EQ(db().query("SELECT due_at FROM reminders WHERE id = ?", {call})[0].int_at(0),
+            parse_local("2027-01-16 14:30", "UTC").value());
+  EXPECT_EQ(ana_->post_form("/reminders/" + std::to_string(call) + "/snooze",
+                            {{"until", "pick"}, {"at", "2027-01-32T14:30"}})
+                .status,
+            422);
+  EXPECT_EQ(db().query("SELECT due_at FROM reminders WHERE id = ?", {call})[0].int_at(0),
+            parse_local("2027-01-16 14:30", "UTC").value());
+  EXPECT_NE(ana_->get(back).body.find("type=\"datetime-local\" name=\"at\""), std::string::npos)
+      << "the calendar offers the pick";
+
   auto theirs =
       ben_->post_form("/reminders/" + std::to_string(call) + "/snooze", {{"until", "later"}});
   EXPECT_EQ(theirs.status, 404);
