@@ -100,6 +100,21 @@ Response Api::problem(const Request& r, int status, const std::string& title,
   return router_.error(r, status, title, detail);
 }
 
+std::optional<int> api_limit(std::string_view value) {
+  if (value.empty() || value.size() > 3 || value.find_first_not_of("0123456789") != value.npos)
+    return std::nullopt;
+  const int n = std::stoi(std::string(value));
+  return n >= 1 && n <= kMaxLimit ? std::optional(n) : std::nullopt;
+}
+
+std::variant<int, Response> Api::limit(const Request& r, int fallback) const {
+  auto given = r.query_param("limit");
+  if (!given) return fallback;
+  if (auto n = api_limit(*given)) return *n;
+  return problem(r, 400, "Bad query parameter",
+                 "'limit' must be a whole number from 1 to " + std::to_string(kMaxLimit) + ".");
+}
+
 Response Api::invalid(const Request& r, const domain::FieldErrors& errors) const {
   nlohmann::json texts = site_.error_texts(nullptr, r, errors);
   nlohmann::json list = nlohmann::json::array();

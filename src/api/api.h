@@ -39,6 +39,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "domain/api_tokens.h"
@@ -84,6 +86,11 @@ struct ApiRoute {
   std::function<std::optional<Response>(ApiCall&)> admit = nullptr;
 };
 
+// The most items one page of a list or search holds.
+inline constexpr int kMaxLimit = 200;
+// A ?limit= value: a whole number from 1 to kMaxLimit, else nullopt.
+std::optional<int> api_limit(std::string_view value);
+
 // Made with std::make_shared (its routes hold it alive).
 class Api : public std::enable_shared_from_this<Api> {
  public:
@@ -97,6 +104,8 @@ class Api : public std::enable_shared_from_this<Api> {
   Response problem(const Request& r, int status, const std::string& title,
                    const std::string& detail) const;
   Response invalid(const Request& r, const domain::FieldErrors& errors) const;  // 422
+  // ?limit= (1 to kMaxLimit), `fallback` when absent, or the 400 that says why.
+  std::variant<int, Response> limit(const Request& r, int fallback = 50) const;
 
  private:
   Response run(const ApiRoute& route, Request& request) const;

@@ -28,7 +28,7 @@ void add_list_captures(Api& api, const std::shared_ptr<domain::Records>& records
       op, "status",
       {{"type", "string"}, {"enum", {"fetching", "pending", "accepted", "discarded", "failed"}}},
       "Only captures in this state (all)");
-  api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}},
+  api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit}},
                       "How many (50)");
   api_answer(op, 200, "The captures", page_schema(schema_ref("Capture")));
   api.add(
@@ -44,17 +44,11 @@ void add_list_captures(Api& api, const std::shared_ptr<domain::Records>& records
              if (std::find(states.begin(), states.end(), status) == states.end())
                return api.problem(c.request, 400, "Bad query parameter",
                                   "'status' is not a state a capture can be in.");
-             int limit = 50;
-             if (auto l = c.request.query_param("limit")) {
-               bool digits = !l->empty() && l->size() <= 3 &&
-                             l->find_first_not_of("0123456789") == std::string::npos;
-               limit = digits ? std::stoi(*l) : 0;
-               if (limit < 1 || limit > 200)
-                 return api.problem(c.request, 400, "Bad query parameter",
-                                    "'limit' must be a whole number from 1 to 200.");
-             }
+             auto limit = api.limit(c.request);
+             if (auto* refused = std::get_if<Response>(&limit)) return std::move(*refused);
              json items = json::array();
-             for (auto& capture : domain::Captures(*records).list(c.owner(), status, limit))
+             for (auto& capture :
+                  domain::Captures(*records).list(c.owner(), status, std::get<int>(limit)))
                items.push_back(api_capture(std::move(capture)));
              return Response::json(200, {{"items", std::move(items)}, {"next_cursor", nullptr}});
            },

@@ -47,9 +47,10 @@ std::variant<domain::ListQuery, Response> list_query(const Api& api, const Reque
   };
   for (const auto& [name, value] : r.query) {
     if (name == "limit") {
-      if (!all_digits(value) || std::stoll(value) < 1 || std::stoll(value) > 200)
-        return bad(name, "must be a whole number from 1 to 200.");
-      q.limit = static_cast<int>(std::stoll(value));
+      auto n = api_limit(value);
+      if (!n)
+        return bad(name, "must be a whole number from 1 to " + std::to_string(kMaxLimit) + ".");
+      q.limit = *n;
     } else if (name == "cursor") {
       if (value.empty()) continue;
       if (!all_digits(value) || std::stoll(value) < 1)
@@ -91,7 +92,7 @@ json list_answer(const Kind& kind, domain::Page page) {
 void add_list(Api& api, const Shared& res, const Kind& kind) {
   json op = api_operation("list" + capitalised(kind.name), "List your " + kind.name, kind.name);
   api_query_parameter(op, "cursor", {{"type", "string"}}, "next_cursor of the previous page");
-  api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}},
+  api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit}},
                       "Records per page (50)");
   api_query_parameter(op, "updated_since", {{"type", "string"}, {"format", "date-time"}},
                       "Only records changed at or after this moment");

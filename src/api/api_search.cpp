@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxQuery = 200;
-
 std::string area_of(const std::string& kind) {
   if (kind == "events") return "applications";
   return kind;
@@ -75,9 +73,10 @@ json hit_schema() {
 
 void add_search_api(Api& api, Site& site) {
   json op = api_operation("search", "Search every record", "search");
-  api_query_parameter(op, "q", {{"type", "string"}, {"maxLength", kMaxQuery}},
-                      "Words that must all appear, each as a word or its start");
-  api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}},
+  api_query_parameter(op, "q", {{"type", "string"}, {"maxLength", domain::kMaxSearchQuery}},
+                      "Words that must all appear, each as a whole word but the last, which may be "
+                      "the start of one");
+  api_query_parameter(op, "limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit}},
                       "Results at most (50)");
   api_answer(op, 200,
              "The records found: every word in the title first, then the rest, newest first",
@@ -94,19 +93,14 @@ void add_search_api(Api& api, Site& site) {
            .handler =
                [s, a](ApiCall& c) {
                  const std::string q = c.request.query_param("q").value_or("");
-                 if (q.size() > kMaxQuery)
-                   return a->problem(c.request, 400, "Bad query parameter",
-                                     "'q' is longer than 200 bytes.");
+                 if (q.size() > domain::kMaxSearchQuery)
+                   return a->problem(
+                       c.request, 400, "Bad query parameter",
+                       "'q' is longer than " + std::to_string(domain::kMaxSearchQuery) + " bytes.");
                  domain::SearchQuery query;
-                 query.limit = 50;
-                 if (auto limit = c.request.query_param("limit")) {
-                   const bool digits = !limit->empty() && limit->size() <= 3 &&
-                                       limit->find_first_not_of("0123456789") == std::string::npos;
-                   if (!digits || std::stoi(*limit) < 1 || std::stoi(*limit) > 200)
-                     return a->problem(c.request, 400, "Bad query parameter",
-                                       "'limit' must be a whole number from 1 to 200.");
-                   query.limit = std::stoi(*limit);
-                 }
+                 auto limit = a->limit(c.request);
+                 if (auto* refused = std::get_if<Response>(&limit)) return std::move(*refused);
+                 query.limit = std::get<int>(limit);
                  for (const auto& kind : domain::search_kinds())
                    if (domain::scope_allows(c.bearer.token.scopes, area_of(kind), false))
                      query.kinds.push_back(kind);

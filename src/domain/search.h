@@ -19,6 +19,7 @@
 // Owner-scoped like everything else: another person's records never match.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct SearchHit {
   std::string context;              // what it belongs to ("Data Engineer at Acme"), unmarked
   std::int64_t application_id = 0;  // events: the application whose timeline holds it
 };
+
+// The longest query a person or a token may send, in bytes (the header's
+// box says so with maxlength).
+inline constexpr std::size_t kMaxSearchQuery = 200;
 
 struct SearchQuery {
   std::vector<std::string> kinds;  // only these kinds ("" = all); the API's scopes

@@ -11,8 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxQuery = 200;
-
 std::string href_of(const domain::SearchHit& h) {
   if (h.kind == "events")
     return "/applications/" + std::to_string(h.application_id) + "#event-" + std::to_string(h.id);
@@ -22,7 +20,7 @@ std::string href_of(const domain::SearchHit& h) {
 Response search_page(Site& site, Request& r, const Visitor& v) {
   std::string q = r.query_param("q").value_or("");
   json data = {{"q", q}, {"search_q", q}, {"searched", !q.empty()}};
-  if (q.size() > kMaxQuery) {
+  if (q.size() > domain::kMaxSearchQuery) {
     data["error"] = site.say(v, "search_too_long");
     return site.render(r, v, 400, "search", data);
   }
