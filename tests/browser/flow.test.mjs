@@ -363,6 +363,24 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
     assert.ok((await link.locator('mark').count()) >= 1, 'the found word is not marked');
   });
 
+  // One line on the dashboard fills "Record an application"; saving it makes
+  // the company, the listing and the application sent yesterday.
+  await step(flow, 'quick add a line from the dashboard and save it', s, async () => {
+    await visit(page, '/');
+    const company = `${data.company} Labs`;
+    await fillText(page, 'A link, a pasted page or a line', `Platform engineer at ${company}, Remote, applied yesterday`);
+    await submit(page, page.locator('form.quick-add').getByRole('button', { name: 'Add', exact: true }));
+    assert.equal(new URL(page.url()).pathname, '/applications/record');
+    assert.equal(await (await labelled(page, 'Role')).inputValue(), 'Platform engineer');
+    assert.equal(await (await labelled(page, 'Company')).inputValue(), company);
+    const yesterday = (zone) => new Date(Date.now() - 86_400_000).toLocaleDateString('sv-SE', { timeZone: zone });
+    const day = await (await labelled(page, 'Applied on')).inputValue();
+    assert.ok([yesterday('Europe/Berlin'), yesterday('UTC')].includes(day), `"Applied on" reads ${day}`);
+    await submit(page, page.getByRole('button', { name: 'Save the application', exact: true }));
+    assert.match(new URL(page.url()).pathname, /^\/applications\/\d+$/);
+    await expectH1(page, 'Platform engineer');
+  });
+
   // The header's folded sections open with a click, JavaScript or not; with
   // it, opening one menu closes the other and Escape closes it again.
   await step(flow, 'reach Interviews through "More" in the header', s, async () => {
@@ -496,6 +514,110 @@ test('flow with JavaScript off', { timeout: 180_000 }, async () => {
   }));
   created.listingUrl ??= made.listingUrl;
   created.applicationUrl ??= made.applicationUrl;
+});
+
+// The applications board. With JavaScript: a card dragged to the next
+// column moves there, Undo in the message puts it back, Shift+→ on its title
+// moves it again; each change is the server's (a reload shows it). Without:
+// the card's own form moves it, and an ending status takes its reason there.
+async function recordApplication(flow, s, role, company) {
+  const { page } = s;
+  await step(flow, `record an application for ${role}`, s, async () => {
+    await visit(page, '/applications/record');
+    await fillText(page, 'Role', role);
+    await fillText(page, 'Company', company);
+    await submit(page, page.getByRole('button', { name: 'Save the application', exact: true }));
+    assert.match(new URL(page.url()).pathname, /^\/applications\/\d+$/);
+  });
+}
+
+function boardColumn(page, name) {
+  return page.locator('section.board__column').filter({ has: page.getByRole('heading', { name: new RegExp(`^${escapeRe(name)}\\b`) }) });
+}
+
+async function expectInColumn(page, role, column) {
+  const card = boardColumn(page, column).locator('li.board__card').filter({ hasText: role });
+  assert.equal(await card.count(), 1, `"${role}" is not in the ${column} column`);
+}
+
+test('the board: drag, undo and keyboard with JavaScript', { timeout: 90_000 }, async () => {
+  const flow = 'board JS on';
+  await inContext(flow, {}, async (s) => {
+    const { page } = s;
+    const role = 'Board drag engineer';
+    await signIn(flow, s);
+    await recordApplication(flow, s, role, 'Dragco');
+    const toast = page.locator('.board__toast');
+
+    await step(flow, 'drag the card from Applied to Acknowledged', s, async () => {
+      await visit(page, '/applications');
+      const card = boardColumn(page, 'Applied').locator('li.board__card').filter({ hasText: role });
+      const from = await card.locator('.board__company').boundingBox();
+      const to = await boardColumn(page, 'Acknowledged').locator('h2').boundingBox();
+      assert.ok(from && to, 'the card and the column are on the screen');
+      await page.mouse.move(from.x + 5, from.y + 5);
+      await page.mouse.down();
+      for (let i = 1; i <= 10; i++) {
+        await page.mouse.move(from.x + 5 + ((to.x + 20 - from.x) * i) / 10, from.y + 5 + ((to.y + 60 - from.y) * i) / 10);
+      }
+      await page.mouse.up();
+      await toast.filter({ hasText: `Moved “${role}” to Acknowledged.` }).waitFor();
+      assert.equal(new URL(page.url()).pathname, '/applications', 'the drag did not follow the link');
+      await expectInColumn(page, role, 'Acknowledged');
+      await visit(page, '/applications');
+      await expectInColumn(page, role, 'Acknowledged');
+    });
+
+    await step(flow, 'Undo puts it back', s, async () => {
+      const card = boardColumn(page, 'Acknowledged').locator('li.board__card').filter({ hasText: role });
+      await card.getByRole('link', { name: role, exact: true }).focus();
+      await page.keyboard.press('Shift+ArrowLeft');
+      await toast.filter({ hasText: `Moved “${role}” to Applied.` }).waitFor();
+      await toast.getByRole('button', { name: 'Undo', exact: true }).click();
+      await toast.filter({ hasText: `Moved “${role}” back to Acknowledged.` }).waitFor();
+      await visit(page, '/applications');
+      await expectInColumn(page, role, 'Acknowledged');
+    });
+
+    await step(flow, 'Shift+→ on the title moves it on, and the focus stays', s, async () => {
+      const link = boardColumn(page, 'Acknowledged').getByRole('link', { name: role, exact: true });
+      await link.focus();
+      await page.keyboard.press('Shift+ArrowRight');
+      await toast.filter({ hasText: `to Screening.` }).waitFor();
+      const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
+      assert.equal(focused, role, 'the moved card keeps the focus');
+      await visit(page, '/applications');
+      await expectInColumn(page, role, 'Screening');
+    });
+  });
+});
+
+test('the board: the card form and an ending with its reason, without JavaScript', { timeout: 90_000 }, async () => {
+  const flow = 'board JS off';
+  await inContext(flow, { javaScriptEnabled: false }, async (s) => {
+    const { page } = s;
+    const role = 'Board form analyst';
+    await signIn(flow, s);
+    await recordApplication(flow, s, role, 'Formco');
+    await step(flow, 'move it with the card form', s, async () => {
+      await visit(page, '/applications');
+      const card = boardColumn(page, 'Applied').locator('li.board__card').filter({ hasText: role });
+      await card.getByLabel('New status').selectOption('interviewing');
+      await submit(page, card.getByRole('button', { name: 'Move', exact: true }));
+      assert.equal(new URL(page.url()).pathname, '/applications');
+      await expectInColumn(page, role, 'Interviewing');
+    });
+    await step(flow, 'end it as rejected, with the reason asked in place', s, async () => {
+      const card = boardColumn(page, 'Interviewing').locator('li.board__card').filter({ hasText: role });
+      const reason = card.getByLabel('End reason');
+      assert.ok(!(await reason.isVisible()), 'the reason waits for an ending status');
+      await card.getByLabel('New status').selectOption('rejected');
+      assert.ok(await reason.isVisible(), 'an ending status shows the reason');
+      await reason.selectOption('not_a_match');
+      await submit(page, card.getByRole('button', { name: 'Move', exact: true }));
+      assert.equal(await page.locator('li.board__card').filter({ hasText: role }).count(), 0, 'an ended application leaves the board');
+    });
+  });
 });
 
 // On a phone: a long word (a pasted link, a reference number) wraps instead
@@ -683,7 +805,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
       '/applications', '/applications?view=table', application, '/reminders',
       '/calendar', '/calendar?view=week', '/calendar?view=month', '/search?q=engineer', '/search',
-      '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
+      '/quick-add', '/applications/record?role=SRE&read=1&unread=soonish', '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
       '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review,
       '/trash']) {
       if (p) await check(p);
