@@ -68,6 +68,20 @@ Notification reminder_due(const Recipient& to, std::int64_t reminder_id, const s
   return n;
 }
 
+std::int64_t reminder_of_key(std::string_view key) {
+  constexpr std::string_view prefix = "reminder:";
+  if (!key.starts_with(prefix)) return 0;
+  key.remove_prefix(prefix.size());
+  const auto end = key.find(':');
+  if (end == 0 || end == std::string_view::npos || end > 18) return 0;
+  std::int64_t id = 0;
+  for (char c : key.substr(0, end)) {
+    if (c < '0' || c > '9') return 0;
+    id = id * 10 + (c - '0');
+  }
+  return id;
+}
+
 Notification went_quiet(const Recipient& to, const std::vector<QuietItem>& items, Millis now,
                         const std::string& public_url) {
   Notification n = base(to, "went_quiet");

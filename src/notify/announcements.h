@@ -34,6 +34,8 @@ struct Named {
 Notification reminder_due(const Recipient& to, std::int64_t reminder_id, const std::string& title,
                           Millis due_at, const std::optional<Named>& application,
                           const std::string& public_url);
+// The reminder a reminder_due notice's key names ("reminder:12:…"), else 0.
+std::int64_t reminder_of_key(std::string_view key);
 
 struct QuietItem {
   Named application;

@@ -327,12 +327,12 @@ std::int64_t Outbox::unread(store::Conn& conn, std::int64_t owner) {
 
 std::vector<InboxNotice> Outbox::inbox(store::Conn& conn, std::int64_t owner, int limit) const {
   std::vector<InboxNotice> out;
-  for (const auto& r : conn.query("SELECT id, event, title, body, url, created_at, shown_at"
+  for (const auto& r : conn.query("SELECT id, event, title, body, url, key, created_at, shown_at"
                                   " FROM inbox_notices WHERE owner_id = ?"
                                   " ORDER BY created_at DESC, id DESC LIMIT ?",
                                   {owner, limit}))
     out.push_back({r.int_at("id"), r.text("event"), r.text("title"), r.text("body"), r.text("url"),
-                   r.int_at("created_at"), !r.is_null("shown_at")});
+                   r.text("key"), r.int_at("created_at"), !r.is_null("shown_at")});
   return out;
 }
 

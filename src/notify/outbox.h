@@ -72,7 +72,7 @@ struct Target {
 
 struct InboxNotice {
   std::int64_t id = 0;
-  std::string event, title, body, url;
+  std::string event, title, body, url, key;
   Millis created_at = 0;
   bool shown = false;
 };

@@ -26,6 +26,7 @@
 #include "http/http.h"
 #include "media/copies.h"
 #include "net/http.h"
+#include "notify/announcements.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "pages/record_view.h"
@@ -565,12 +566,23 @@ Response get_inbox(Site& site, Request& r, const Visitor& v) {
   json items = json::array();
   bool unread = false;
   std::int64_t newest = 0;
+  domain::Records records(site.db(), site.clock());
   for (const auto& n : notices) {
     json item = {{"title", n.title},
                  {"body", n.body},
                  {"created", site.format_time(v, n.created_at)},
                  {"is_new", !n.shown}};
     if (safe_link(n.url)) item["url"] = n.url;
+    // A reminder still to do is snoozed from its notice, as on the dashboard.
+    if (n.event == "reminder_due")
+      if (const auto id = notify::reminder_of_key(n.key)) {
+        auto reminder = records.get(v.account.id, domain::kind("reminders"), id);
+        if (reminder && (*reminder)["done_at"].is_null())
+          item["reminder"] = {{"snooze_action", "/reminders/" + std::to_string(id) + "/snooze"},
+                              {"select_id", "snooze-" + std::to_string(n.id)},
+                              {"done_action", "/reminders/" + std::to_string(id) + "/done"},
+                              {"return_to", "/inbox"}};
+      }
     items.push_back(std::move(item));
     unread = unread || !n.shown;
     newest = std::max(newest, n.id);

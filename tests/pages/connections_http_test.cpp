@@ -14,6 +14,8 @@
 
 #include "connections/connections.h"
 #include "connections/tries.h"
+#include "core/timezone.h"
+#include "notify/announcements.h"
 #include "notify/notification.h"
 #include "notify/outbox.h"
 #include "tests/support/http_client.h"
@@ -477,6 +479,39 @@ TEST_P(InboxHttpTest, TheBellCountsUnreadNoticesUntilTheyAreMarkedRead) {
   EXPECT_EQ(ana_->post_form("/inbox/read", {}).status, 303);
   EXPECT_EQ(unread(), 0);
   EXPECT_FALSE(contains(ana_->get("/inbox").body, "Mark all as read"));
+}
+
+// A due reminder's notice offers Done and Snooze, as the dashboard does,
+// and both come back to the inbox; once the reminder is done, or for
+// another person's reminder, the notice is only a notice.
+TEST_P(InboxHttpTest, ADueRemindersNoticeSnoozesIt) {
+  const std::string due = format_local(clock_.now_ms() - 3600 * 1000, "UTC", "%Y-%m-%dT%H:%M");
+  ASSERT_EQ(ana_->post_form("/reminders", {{"title", "Call Ada back"}, {"due_at", due}}).status,
+            303);
+  const auto id = db().query("SELECT id FROM reminders")[0].int_at(0);
+  announce("Call Ada back", "reminder:" + std::to_string(id) + ":2027-01-15T07:00:00Z");
+  announce("Someone else's", "reminder:" + std::to_string(id + 1000) + ":2027-01-15T07:00:00Z");
+
+  auto inbox = ana_->get("/inbox");
+  const std::string snooze = "action=\"/reminders/" + std::to_string(id) + "/snooze\"";
+  EXPECT_TRUE(contains(inbox.body, snooze)) << inbox.body;
+  EXPECT_TRUE(contains(inbox.body, "action=\"/reminders/" + std::to_string(id) + "/done\""));
+  EXPECT_FALSE(contains(inbox.body, "/reminders/" + std::to_string(id + 1000) + "/snooze"));
+
+  auto snoozed = ana_->post_form("/reminders/" + std::to_string(id) + "/snooze",
+                                 {{"until", "tomorrow"}, {"return_to", "/inbox"}});
+  ASSERT_EQ(snoozed.status, 303);
+  EXPECT_EQ(snoozed.header("Location"), "/inbox");
+  EXPECT_EQ(db().query("SELECT due_at FROM reminders")[0].int_at(0),
+            parse_local("2027-01-16 09:00", "UTC").value());
+
+  ASSERT_EQ(ana_->post_form("/reminders/" + std::to_string(id) + "/done",
+                            {{"done", "1"}, {"return_to", "/inbox"}})
+                .header("Location"),
+            "/inbox");
+  EXPECT_FALSE(contains(ana_->get("/inbox").body, snooze)) << "a reminder done is not snoozed";
+  EXPECT_EQ(notify::reminder_of_key("reminder:x1:2027"), 0);
+  EXPECT_EQ(notify::reminder_of_key("went_quiet:12:2027"), 0);
 }
 
 PETO_BOTH_BACKENDS(InboxHttpTest);
