@@ -210,6 +210,7 @@ nlohmann::json RecordView::table_cells(const Visitor& v, const Kind& k, const Re
     const bool named = r["company_name"].is_string();
     out.push_back(
         {{"name", "company"},
+         {"label", text(v, "kind_company")},
          {"text", named ? r["company_name"].get<std::string>() : ""},
          {"href", r["company_id"].is_number()
                       ? "/companies/" + std::to_string(r["company_id"].get<std::int64_t>())
