@@ -240,18 +240,23 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
 
 namespace {
 
-// "Since today", "1 day in this stage", "12 days in this stage": whole days
-// where the person lives.
+// Whole days from one moment to another where the person lives: "yesterday"
+// is 1 at any hour.
+std::int64_t whole_days(const Visitor& v, std::int64_t from_ms, std::int64_t to_ms) {
+  const auto from = parse_date_utc_ms(local_date(from_ms, v.time_zone));
+  const auto to = parse_date_utc_ms(local_date(to_ms, v.time_zone));
+  return from && to ? (*to - *from) / (24 * 3600 * 1000) : 0;
+}
+
+// "In this stage since today", "1 day in this stage", "12 days in this stage".
 std::string days_in_stage(RecordPages& p, const Visitor& v, std::int64_t since, std::int64_t now) {
-  const auto from = parse_date_utc_ms(local_date(since, v.time_zone));
-  const auto to = parse_date_utc_ms(local_date(now, v.time_zone));
-  const std::int64_t days = from && to ? (*to - *from) / (24 * 3600 * 1000) : 0;
+  const std::int64_t days = whole_days(v, since, now);
   if (days <= 0) return p.view.text(v, "board_stage_today");
   if (days == 1) return p.view.text(v, "board_stage_one");
   return p.site.say(v, "board_stage_other", {{"count", std::to_string(days)}});
 }
 
-// "Reminder: Call Bea · 16 Jan 09:00", "Interview (video) · 20 Jan 14:00".
+// "Next: Call Bea, 2027-01-16 09:00", "Interview (Video): 2027-01-20 14:00".
 std::string next_text(RecordPages& p, const Visitor& v, const domain::NextThing& next,
                       std::int64_t now) {
   const std::string when = !next.day.empty() ? next.day : p.site.format_time(v, next.at);
@@ -432,6 +437,62 @@ nlohmann::json tag_choices(RecordPages& p, const Visitor& v, std::int64_t id) {
 
 }  // namespace
 
+namespace {
+
+// "3 days ago", "today": whole days where the person lives.
+std::string days_ago(RecordPages& p, const Visitor& v, std::int64_t then, std::int64_t now) {
+  const std::int64_t days = whole_days(v, then, now);
+  if (days <= 0) return p.view.text(v, "summary_today");
+  if (days == 1) return p.view.text(v, "summary_day_ago");
+  return p.site.say(v, "summary_days_ago", {{"count", std::to_string(days)}});
+}
+
+// The application at a glance: where, for how much, until when, through whom
+// and since when; what is empty is left out.
+nlohmann::json summary_facts(RecordPages& p, const Visitor& v, const Record& app) {
+  nlohmann::json facts = nlohmann::json::array();
+  auto add = [&](const std::string& label_key, const std::string& text,
+                 const std::string& href = "") {
+    if (!text.empty())
+      facts.push_back({{"label", p.view.text(v, label_key)}, {"text", text}, {"href", href}});
+  };
+  const auto listing =
+      p.records.get(v.account.id, domain::kind("listings"), app["listing_id"].get<std::int64_t>());
+  if (listing) {
+    const Kind& lk = domain::kind("listings");
+    auto shown = [&](const char* name) {
+      return p.view.shown(v, *lk.field(name), (*listing)[name]);
+    };
+    std::string place = shown("location");
+    if (const std::string remote = shown("remote"); !remote.empty())
+      place += (place.empty() ? "" : " · ") + remote;
+    add("field_location", place);
+    std::string pay = shown("salary_min");
+    if (const std::string upto = shown("salary_max"); !upto.empty())
+      pay += (pay.empty() ? "" : "–") + upto;
+    if (!pay.empty() && (*listing)["currency"].is_string())
+      pay += " " + (*listing)["currency"].get<std::string>();
+    add("summary_salary", pay);
+    add("field_closes_on", shown("closes_on"));
+    if ((*listing)["url"].is_string())
+      add("summary_link", p.view.text(v, "summary_open_posting"), (*listing)["url"]);
+  }
+  if (app["contact_name"].is_string() && app["contact_id"].is_number())
+    add("field_contact_id", app["contact_name"].get<std::string>(),
+        "/contacts/" + std::to_string(app["contact_id"].get<std::int64_t>()));
+  const std::int64_t now = p.site.clock().now_ms();
+  if (app["applied_at"].is_number()) {
+    const std::int64_t at = app["applied_at"].get<std::int64_t>();
+    add("field_applied_at", local_date(at, v.time_zone) + " (" + days_ago(p, v, at, now) + ")");
+  }
+  const Kind& k = domain::kind("applications");
+  add("field_channel", p.view.shown(v, *k.field("channel"), app["channel"]));
+  add("field_priority", p.view.shown(v, *k.field("priority"), app["priority"]));
+  return facts;
+}
+
+}  // namespace
+
 Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int64_t id,
                           const nlohmann::json& form) {
   const Kind& k = domain::kind("applications");
@@ -462,7 +523,17 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"end_reasons", end_reason_options(p, v, status_values.value("end_reason", ""))},
       {"status_errors", form_part(form, "status", "errors")},
       {"status_values", status_values},
-      {"cells", p.view.cells(v, k, *app, false)},
+      {"facts", summary_facts(p, v, *app)},
+      {"stage", days_in_stage(
+                    p, v,
+                    domain::card_facts(p.site.db(), v.account.id, {id}, p.site.clock().now_ms())[id]
+                        .stage_since,
+                    p.site.clock().now_ms())},
+      // A form re-shown with its errors is open; the others wait folded.
+      {"status_open", form.is_object() && form.value("name", "") == "status"},
+      {"event_open", form.is_object() && form.value("name", "") == "event"},
+      {"reminder_open", form.is_object() && form.value("name", "") == "reminder"},
+      {"note_open", form.is_object() && form.value("name", "") == "note"},
       {"edit_href", href + "/edit"},
       {"delete_action", href + "/delete"},
       {"timeline", timeline},

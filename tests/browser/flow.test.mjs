@@ -142,6 +142,14 @@ async function submit(page, button) {
   return resp;
 }
 
+// Opens the folded form whose summary reads `name` (a click, as a person
+// would: it needs no script), unless it is open already.
+async function unfold(page, name) {
+  const fold = page.locator('details.fold').filter({ has: page.locator('summary', { hasText: name }) });
+  assert.equal(await fold.count(), 1, `no folded form "${name}" on this page`);
+  if ((await fold.getAttribute('open')) === null) await fold.locator('summary').click();
+}
+
 // The form control labelled `text`: the label is the contract's text,
 // optionally followed by a required-field marker ("Role (required)", "Role *").
 function field(page, text) {
@@ -279,6 +287,7 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
   });
 
   await step(flow, 'the status select offers every status', s, async () => {
+    await unfold(page, 'Change status…');
     const options = (await (await labelled(page, 'New status')).locator('option')
       .allInnerTexts()).map((o) => o.trim());
     for (const label of STATUSES.filter((x) => x !== 'Draft')) {
@@ -288,6 +297,7 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
 
   for (const label of data.statuses) {
     await step(flow, `change the status to ${label}`, s, async () => {
+      await unfold(page, 'Change status…');
       await (await labelled(page, 'New status')).selectOption({ label });
       await submit(page, page.getByRole('button', { name: 'Change status', exact: true }));
       assert.equal(page.url(), applicationUrl, 'the page should reload at the same URL');
@@ -300,6 +310,7 @@ async function mainFlow(flow, s, data, { screenshots = false } = {}) {
   }
 
   await step(flow, 'add a reminder that is already due', s, async () => {
+    await unfold(page, 'Add a reminder…');
     await fillText(page, 'Reminder', data.reminder);
     const due = await labelled(page, 'Due');
     assert.equal(await due.getAttribute('type'), 'datetime-local', '"Due" should be type=datetime-local');
