@@ -40,6 +40,21 @@ document.addEventListener("keydown", (event) => {
 // script the forms on each card do the same, one page at a time.
 for (const board of document.querySelectorAll(".board[data-board]")) {
   const columns = [...board.querySelectorAll("[data-column]")];
+
+  // A column folded stays folded on this browser's next visit.
+  for (const column of columns) {
+    const fold = column.querySelector(".board__fold");
+    const key = `peto.folded.${board.dataset.board}.${column.dataset.column}`;
+    try {
+      if (localStorage.getItem(key) === "1") fold.open = false;
+      fold.addEventListener("toggle", () => {
+        if (fold.open) localStorage.removeItem(key);
+        else localStorage.setItem(key, "1");
+      });
+    } catch {
+      // Storage refused (a private window): folding still works, for this visit.
+    }
+  }
   const toast = board.parentElement.querySelector(".board__toast");
   let undoLast = null;
   let toastTimer = 0;

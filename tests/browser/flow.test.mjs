@@ -590,6 +590,17 @@ test('the board: drag, undo and keyboard with JavaScript', { timeout: 90_000 }, 
       await expectInColumn(page, role, 'Acknowledged');
     });
 
+    await step(flow, 'a folded column stays folded on the next visit', s, async () => {
+      const fold = () => boardColumn(page, 'Draft').locator('details.board__fold');
+      await fold().locator('summary').click();
+      assert.equal(await fold().getAttribute('open'), null, 'the column folds');
+      await visit(page, '/applications');
+      assert.equal(await fold().getAttribute('open'), null, 'the fold is remembered');
+      await fold().locator('summary').click();
+      await visit(page, '/applications');
+      assert.notEqual(await fold().getAttribute('open'), null, 'unfolded again, it stays open');
+    });
+
     await step(flow, 'Shift+→ on the title moves it on, and the focus stays', s, async () => {
       const link = boardColumn(page, 'Acknowledged').getByRole('link', { name: role, exact: true });
       await link.focus();
