@@ -355,10 +355,29 @@ nlohmann::json form_part(const nlohmann::json& form, const std::string& name,
 }
 
 // The application's events, newest first, with their times and labels.
-nlohmann::json timeline_items(RecordPages& p, const Visitor& v, std::int64_t id) {
+// The application's notes join its timeline: one place where a person
+// writes and reads what happened.
+nlohmann::json timeline_items(RecordPages& p, const Visitor& v, std::int64_t id,
+                              const nlohmann::json& notes) {
   std::vector<Record> events = p.apps.timeline(v.account.id, id).value_or(std::vector<Record>{});
+  for (const auto& note : notes)
+    events.push_back({{"kind", "note_record"},
+                      {"occurred_at", note["created_at"]},
+                      {"id", nullptr},
+                      {"note_href", note["href"]},
+                      {"body", note["body"]}});
+  // Newest first, as the timeline is read; a note after the events of its moment.
+  std::stable_sort(events.begin(), events.end(), [](const Record& a, const Record& b) {
+    return a["occurred_at"].get<std::int64_t>() > b["occurred_at"].get<std::int64_t>();
+  });
   nlohmann::json timeline = nlohmann::json::array();
   for (Record& e : events) {
+    if (e["kind"] == "note_record") {
+      e["when"] = p.site.format_time(v, e["occurred_at"].get<std::int64_t>());
+      e["kind_label"] = p.view.text(v, "kind_note");
+      timeline.push_back(std::move(e));
+      continue;
+    }
     e["when"] = p.site.format_time(v, e["occurred_at"].get<std::int64_t>());
     e["kind_label"] = p.view.text(v, "event_" + e["kind"].get<std::string>());
     if (e["kind"] == "status_change") {
@@ -399,7 +418,7 @@ nlohmann::json related_items(RecordPages& p, const Visitor& v, std::int64_t id,
       item["outcome"] = p.view.choice_label(v, "outcome", rec["outcome"].get<std::string>());
     } else if (rk.name == "notes") {
       item["body"] = rec["body"];
-      item["when"] = p.site.format_time(v, rec["created_at"].get<std::int64_t>());
+      item["created_at"] = rec["created_at"];
     }
     items.push_back(std::move(item));
   }
@@ -501,8 +520,8 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
   std::string href = "/applications/" + std::to_string(id);
   std::string status = (*app)["status"].get<std::string>();
 
-  nlohmann::json timeline = timeline_items(p, v, id);
   auto related = [&](const char* kind_name) { return related_items(p, v, id, kind_name); };
+  nlohmann::json timeline = timeline_items(p, v, id, related("notes"));
   std::string chosen_event = form_part(form, "event", "values").value("kind", "note");
   nlohmann::json event_kinds = person_event_options(p, v, chosen_event);
 
@@ -547,7 +566,6 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"interviews", related("interviews")},
       {"offers", related("offers")},
       {"documents", document_section(p.site, v, "application", id)},
-      {"notes", related("notes")},
       {"note_values", form_part(form, "note", "values")},
       {"note_errors", form_part(form, "note", "errors")},
       {"tags", tags},

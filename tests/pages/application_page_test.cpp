@@ -70,6 +70,33 @@ TEST_P(ApplicationPageTest, AFormWithAnErrorComesBackOpen) {
   EXPECT_LT(reminder_open, bad_reminder.body.find("id=\"reminder-title-error\""));
 }
 
+// One place for notes: a note written on the page is read in the timeline,
+// in its moment among the events, and opens to be edited.
+TEST_P(ApplicationPageTest, NotesAreReadInTheTimeline) {
+  auto listing = ana_->post_form("/listings", {{"company", "Acme"}, {"role", "SRE"}});
+  ASSERT_EQ(listing.status, 303);
+  auto app = ana_->post_form(listing.header("Location") + "/apply", {});
+  ASSERT_EQ(app.status, 303);
+  const std::string href = app.header("Location");
+  clock_.advance(std::chrono::minutes(5));
+  ASSERT_EQ(ana_->post_form(href + "/notes", {{"body", "Ask about the on-call rota"}}).status, 303);
+  clock_.advance(std::chrono::minutes(5));
+  ASSERT_EQ(ana_->post_form(href + "/status", {{"status", "applied"}}).status, 303);
+
+  auto page = ana_->get(href);
+  const auto timeline = page.body.find("data-testid=\"timeline\"");
+  const auto note = page.body.find("Ask about the on-call rota");
+  const auto applied = page.body.find("Draft → Applied");
+  ASSERT_NE(timeline, std::string::npos);
+  ASSERT_NE(note, std::string::npos);
+  ASSERT_NE(applied, std::string::npos);
+  EXPECT_LT(timeline, applied);
+  EXPECT_LT(applied, note) << "newest first: the status change came after the note";
+  const auto id = db().query("SELECT id FROM notes")[0].int_at(0);
+  EXPECT_TRUE(has(page.body, "href=\"/notes/" + std::to_string(id) + "\">Edit note<"));
+  EXPECT_FALSE(has(page.body, "id=\"notes-title\"")) << "no second place for notes";
+}
+
 PETO_BOTH_BACKENDS(ApplicationPageTest);
 
 }  // namespace
