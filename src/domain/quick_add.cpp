@@ -171,12 +171,16 @@ void read_line(std::string line, const std::string& today, QuickAdd& out) {
   }
   // "applied …" to the end of its part says when; what stands before it in
   // the part is read as the rest of the line is. The line's first word is
-  // a role's ("Applied scientist at Initech").
+  // a role's ("Applied scientist at Initech applied today").
   static const std::regex applied(R"((^|\s)applied\b(.*)$)", std::regex::icase);
   std::vector<std::string> parts;
   for (std::string& part : parts_of(line)) {
-    const bool first = parts.empty() && !out.applied;
-    if (!out.applied && std::regex_search(part, m, applied) && !(first && m.position(0) == 0)) {
+    // In the line's first part the search starts after its first letter.
+    const std::size_t skip = parts.empty() && !out.applied ? 1 : 0;
+    if (!out.applied && std::regex_search(part.cbegin() + static_cast<std::ptrdiff_t>(skip),
+                                          part.cend(), m, applied,
+                                          skip == 0 ? std::regex_constants::match_default
+                                                    : std::regex_constants::match_prev_avail)) {
       out.applied = true;
       const std::string when = trim(m[2].str());
       auto day = parse_iso(today);
@@ -185,7 +189,8 @@ void read_line(std::string line, const std::string& today, QuickAdd& out) {
         out.applied_on = iso(*read);
       else
         out.unread = when;
-      if (std::string before = trim(m.prefix().str()); !before.empty()) parts.push_back(before);
+      if (std::string before = trim(part.substr(0, skip) + m.prefix().str()); !before.empty())
+        parts.push_back(before);
       continue;
     }
     parts.push_back(std::move(part));

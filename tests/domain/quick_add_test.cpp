@@ -117,10 +117,14 @@ TEST(QuickAddTest, AppliedWithinThePartOfTheRole) {
   q = read("Applied scientist at Initech");
   EXPECT_FALSE(q.applied);
   EXPECT_EQ(q.role, "Applied scientist");
-  q = read("Applied scientist at Initech, applied yesterday");
-  EXPECT_TRUE(q.applied);
-  EXPECT_EQ(q.role, "Applied scientist");
-  EXPECT_EQ(q.applied_on, "2026-12-03");
+  for (const char* line : {"Applied scientist at Initech, applied yesterday",
+                           "Applied scientist at Initech applied yesterday"}) {
+    q = read(line);
+    EXPECT_TRUE(q.applied) << line;
+    EXPECT_EQ(q.role, "Applied scientist") << line;
+    EXPECT_EQ(q.company, "Initech") << line;
+    EXPECT_EQ(q.applied_on, "2026-12-03") << line;
+  }
 }
 
 }  // namespace
