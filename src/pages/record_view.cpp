@@ -196,9 +196,17 @@ std::string RecordView::title_heading(const Visitor& v, const Kind& k) const {
   return text(v, "column_name");
 }
 
+namespace {
+
+// The tables that name the company beside the record's title: it is what a
+// person looks for first in a list of applications or interviews.
+bool with_company(const Kind& k) { return k.name == "applications" || k.name == "interviews"; }
+
+}  // namespace
+
 nlohmann::json RecordView::headings(const Visitor& v, const Kind& k) const {
   nlohmann::json out = nlohmann::json::array();
-  if (k.name == "applications") out.push_back({{"label", text(v, "kind_company")}});
+  if (with_company(k)) out.push_back({{"label", text(v, "kind_company")}});
   for (const Field& f : k.fields)
     if (table_column(k, f)) out.push_back({{"label", label(v, k, f)}});
   return out;
@@ -206,13 +214,13 @@ nlohmann::json RecordView::headings(const Visitor& v, const Kind& k) const {
 
 nlohmann::json RecordView::table_cells(const Visitor& v, const Kind& k, const Record& r) const {
   nlohmann::json out = nlohmann::json::array();
-  if (k.name == "applications") {
-    const bool named = r["company_name"].is_string();
+  if (with_company(k)) {
+    const bool named = r.contains("company_name") && r["company_name"].is_string();
     out.push_back(
         {{"name", "company"},
          {"label", text(v, "kind_company")},
          {"text", named ? r["company_name"].get<std::string>() : ""},
-         {"href", r["company_id"].is_number()
+         {"href", r.contains("company_id") && r["company_id"].is_number()
                       ? "/companies/" + std::to_string(r["company_id"].get<std::int64_t>())
                       : ""}});
   }

@@ -97,6 +97,24 @@ TEST_P(ApplicationPageTest, NotesAreReadInTheTimeline) {
   EXPECT_FALSE(has(page.body, "id=\"notes-title\"")) << "no second place for notes";
 }
 
+// The interviews table names the company beside each interview.
+TEST_P(ApplicationPageTest, TheInterviewsTableNamesTheCompany) {
+  auto listing = ana_->post_form("/listings", {{"company", "Globex"}, {"role", "SRE"}});
+  ASSERT_EQ(listing.status, 303);
+  auto app = ana_->post_form(listing.header("Location") + "/apply", {});
+  ASSERT_EQ(app.status, 303);
+  const std::string id = app.header("Location").substr(app.header("Location").rfind('/') + 1);
+  ASSERT_EQ(ana_->post_form(
+                    "/interviews",
+                    {{"application_id", id}, {"kind", "video"}, {"starts_at", "2027-01-20T10:00"}})
+                .status,
+            303);
+  auto table = ana_->get("/interviews");
+  ASSERT_EQ(table.status, 200);
+  EXPECT_TRUE(has(table.body, "<th scope=\"col\">Company</th>")) << table.body;
+  EXPECT_TRUE(has(table.body, "<td data-label=\"Company\">Globex</td>"));
+}
+
 PETO_BOTH_BACKENDS(ApplicationPageTest);
 
 }  // namespace
