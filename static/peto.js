@@ -111,14 +111,21 @@ for (const board of document.querySelectorAll(".board[data-board]")) {
     const body = new URLSearchParams();
     body.set("csrf", card.querySelector('input[name="csrf"]').value);
     body.set(card.dataset.field, value);
+    body.set("return_to", location.pathname);
     const answer = await fetch(card.dataset.action, {
       method: "POST",
       body,
       credentials: "same-origin",
     }).catch(() => null);
     // A change made answers with the board again (after its redirect); a
-    // refused one with the record's page and the reason.
-    return answer !== null && answer.ok && answer.redirected;
+    // refused one with the record's page and the reason, an expired session
+    // with the sign-in page.
+    return (
+      answer !== null &&
+      answer.ok &&
+      answer.redirected &&
+      new URL(answer.url).pathname === location.pathname
+    );
   }
 
   async function move(card, column, undoable = true) {

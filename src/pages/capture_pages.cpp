@@ -153,12 +153,12 @@ Response create(RecordPages& p, Request& r, const Visitor& v) {
 // The most a quick add takes: a pasted page, as /captures takes one.
 constexpr std::size_t kMaxQuickAdd = domain::kMaxCapturedPageBytes;
 
-// The quick add page; any error is the one field's (a capture's refusal of
-// the link or the page included).
+// The quick add page; an error is the one field's (a capture's refusal of
+// the link or the page included: the first, when there are several).
 Response quick_add_page(RecordPages& p, Request& r, const Visitor& v, const std::string& text,
                         const domain::FieldErrors& errors, int status) {
-  std::string error;
-  for (const auto& [field, key] : errors.by_field) error = p.view.text(v, key);
+  const std::string error =
+      errors.by_field.empty() ? "" : p.view.text(v, errors.by_field.begin()->second);
   return p.site.render(r, v, status, "quick_add",
                        {{"title", p.view.text(v, "quick_add_heading")},
                         {"quick_text", text},

@@ -592,11 +592,16 @@ test('the board: drag, undo and keyboard with JavaScript', { timeout: 90_000 }, 
 
     await step(flow, 'a folded column stays folded on the next visit', s, async () => {
       const fold = () => boardColumn(page, 'Draft').locator('details.board__fold');
+      // The browser tells of a fold in a task of its own: wait for it to be kept.
+      const kept = (value) => page.waitForFunction(
+        (v) => localStorage.getItem('peto.folded.applications.draft') === v, value);
       await fold().locator('summary').click();
       assert.equal(await fold().getAttribute('open'), null, 'the column folds');
+      await kept('1');
       await visit(page, '/applications');
       assert.equal(await fold().getAttribute('open'), null, 'the fold is remembered');
       await fold().locator('summary').click();
+      await kept(null);
       await visit(page, '/applications');
       assert.notEqual(await fold().getAttribute('open'), null, 'unfolded again, it stays open');
     });
@@ -609,6 +614,15 @@ test('the board: drag, undo and keyboard with JavaScript', { timeout: 90_000 }, 
       const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
       assert.equal(focused, role, 'the moved card keeps the focus');
       await visit(page, '/applications');
+      await expectInColumn(page, role, 'Screening');
+    });
+
+    await step(flow, 'a move the server did not make is undone on the page and said', s, async () => {
+      await s.context.clearCookies(); // signed out: the post lands on the sign-in page
+      const link = boardColumn(page, 'Screening').getByRole('link', { name: role, exact: true });
+      await link.focus();
+      await page.keyboard.press('Shift+ArrowRight');
+      await toast.filter({ hasText: `“${role}” could not be moved.` }).waitFor();
       await expectInColumn(page, role, 'Screening');
     });
   });
