@@ -372,13 +372,12 @@ nlohmann::json timeline_items(RecordPages& p, const Visitor& v, std::int64_t id,
   });
   nlohmann::json timeline = nlohmann::json::array();
   for (Record& e : events) {
+    e["when"] = p.site.format_time(v, e["occurred_at"].get<std::int64_t>());
     if (e["kind"] == "note_record") {
-      e["when"] = p.site.format_time(v, e["occurred_at"].get<std::int64_t>());
       e["kind_label"] = p.view.text(v, "kind_note");
       timeline.push_back(std::move(e));
       continue;
     }
-    e["when"] = p.site.format_time(v, e["occurred_at"].get<std::int64_t>());
     e["kind_label"] = p.view.text(v, "event_" + e["kind"].get<std::string>());
     if (e["kind"] == "status_change") {
       e["from_label"] = p.view.choice_label(v, "status", e["from_status"].get<std::string>());
@@ -525,6 +524,17 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
   std::string chosen_event = form_part(form, "event", "values").value("kind", "note");
   nlohmann::json event_kinds = person_event_options(p, v, chosen_event);
 
+  // Since when it has its status: its last status change, read from the
+  // timeline just loaded (newest first), else when it was made.
+  std::int64_t stage_since = (*app)["created_at"].get<std::int64_t>();
+  for (const auto& e : timeline)
+    if (e["kind"] == "status_change") {
+      stage_since = e["occurred_at"].get<std::int64_t>();
+      break;
+    }
+  // A form re-shown with its errors is open; the others wait folded.
+  const std::string open_form = form.is_object() ? form.value("name", "") : "";
+
   nlohmann::json tags = tag_choices(p, v, id);
   nlohmann::json status_values = form_part(form, "status", "values");
   nlohmann::json data = {
@@ -543,16 +553,11 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"status_errors", form_part(form, "status", "errors")},
       {"status_values", status_values},
       {"facts", summary_facts(p, v, *app)},
-      {"stage", days_in_stage(
-                    p, v,
-                    domain::card_facts(p.site.db(), v.account.id, {id}, p.site.clock().now_ms())[id]
-                        .stage_since,
-                    p.site.clock().now_ms())},
-      // A form re-shown with its errors is open; the others wait folded.
-      {"status_open", form.is_object() && form.value("name", "") == "status"},
-      {"event_open", form.is_object() && form.value("name", "") == "event"},
-      {"reminder_open", form.is_object() && form.value("name", "") == "reminder"},
-      {"note_open", form.is_object() && form.value("name", "") == "note"},
+      {"stage", days_in_stage(p, v, stage_since, p.site.clock().now_ms())},
+      {"status_open", open_form == "status"},
+      {"event_open", open_form == "event"},
+      {"reminder_open", open_form == "reminder"},
+      {"note_open", open_form == "note"},
       {"edit_href", href + "/edit"},
       {"delete_action", href + "/delete"},
       {"timeline", timeline},
