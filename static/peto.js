@@ -259,3 +259,25 @@ for (const board of document.querySelectorAll(".board[data-board]")) {
     card.addEventListener("dragstart", (event) => event.preventDefault());
   }
 }
+
+// Tables: a box in the heading ticks or clears every row for the action
+// below the table; without the script each row is ticked on its own.
+for (const table of document.querySelectorAll("table[data-select-all]")) {
+  const heading = table.querySelector("thead th");
+  const rows = [...table.querySelectorAll("tbody input[type=checkbox][name=id]")];
+  if (!heading || rows.length === 0) continue;
+  const all = document.createElement("input");
+  all.type = "checkbox";
+  all.setAttribute("aria-label", table.dataset.selectAll);
+  heading.replaceChildren(all);
+  const show = () => {
+    const ticked = rows.filter((box) => box.checked).length;
+    all.checked = ticked === rows.length;
+    all.indeterminate = ticked > 0 && ticked < rows.length;
+  };
+  all.addEventListener("change", () => {
+    for (const box of rows) box.checked = all.checked;
+  });
+  for (const box of rows) box.addEventListener("change", show);
+  show();
+}

@@ -7,6 +7,7 @@
 #include "domain/api_tokens.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
+#include "domain/saved_views.h"
 #include "domain/search.h"
 #include "domain/trash.h"
 #include "engine/lease.h"
@@ -42,6 +43,7 @@ std::vector<store::Migration> migrations() {
   add(domain::Trash::migrations());       // 15
   add(domain::added_field_migrations());  // 16
   add(domain::search_migrations());       // 17
+  add(domain::SavedViews::migrations());  // 18
   return all;
 }
 

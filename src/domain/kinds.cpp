@@ -153,6 +153,7 @@ std::vector<Kind> make_kinds() {
                        {"all", "1 = 1"}};
   applications.search = {"listing_role", "company_name"};
   applications.filterable = {"status", "listing_id", "channel"};
+  applications.tag_links = "application_tags";
   all.push_back(std::move(applications));
 
   Kind reminders;

@@ -109,7 +109,10 @@ struct Kind {
   std::vector<std::string> filterable;   // fields that ?field=value filters on exactly
   std::vector<std::string> columns;      // peto's own columns, as DDL ("name_key TEXT NOT NULL")
   std::vector<std::string> constraints;  // table constraints ("UNIQUE (owner_id, name_key)")
-  std::string due_field;  // a moment lists may sort by, soonest first ("due_at"), or ""
+  // The table that tags records of this kind ("application_tags", with
+  // "<singular>_id" and tag_id), or "" when they take no tags.
+  std::string tag_links;
+  std::string due_field;  // the moment a record falls at ("due_at"), or ""
   // A date ("due_on") that makes the record all-day: when set, due_field is
   // derived from it, the start of that day in the owner's time zone, and
   // calendars get the date alone; "" for kinds that are never all-day.

@@ -156,9 +156,6 @@ std::variant<Value, std::string> convert(store::Conn& conn, std::int64_t owner, 
 
 using Columns = std::vector<std::pair<std::string, Value>>;
 
-// Where an undated record sorts among moments: after all of them.
-constexpr std::int64_t kUndated = std::numeric_limits<std::int64_t>::max();
-
 std::string owner_zone(store::Conn& conn, std::int64_t owner) {
   auto rows = conn.query("SELECT time_zone FROM users WHERE id = ?", {owner});
   return rows.empty() ? std::string("UTC") : rows[0].text("time_zone");
@@ -373,6 +370,56 @@ std::string search_expression(const Kind& kind, const std::string& name) {
   return "t." + name;
 }
 
+// The extra that names what reference `field` points at: "company_id" ->
+// "company_name", "application_id" -> "application_role".
+const Extra* naming_extra(const Kind& kind, const std::string& field) {
+  if (field.size() < 4 || field.compare(field.size() - 3, 3, "_id") != 0) return nullptr;
+  const std::string stem = field.substr(0, field.size() - 2);  // "company_"
+  for (const Extra& e : kind.extras)
+    if (!e.number && e.name.rfind(stem, 0) == 0) return &e;
+  return nullptr;
+}
+
+// What a list sorted by `name` orders by: SQL over the row `t`, and whether
+// it is a number (else a text, compared lower-cased).
+struct SortKey {
+  std::string sql;
+  bool number = false;
+};
+
+std::optional<SortKey> sort_key(const Kind& kind, const std::string& name) {
+  if (name == "created_at" || name == "updated_at") return SortKey{"t." + name, true};
+  if (const Field* f = kind.field(name)) {
+    switch (f->type) {
+      case T::long_text:
+        return std::nullopt;
+      case T::integer:
+      case T::datetime:
+        return SortKey{"t." + name, true};
+      case T::date:
+        return SortKey{"t." + name, false};
+      case T::choice: {
+        // In the order the choices are declared (a status as it advances).
+        std::string sql = "CASE t." + name;
+        for (std::size_t i = 0; i < f->choices.size(); ++i)
+          if (!f->choices[i].empty())
+            sql += " WHEN '" + f->choices[i] + "' THEN " + std::to_string(i);
+        return SortKey{sql + " END", true};
+      }
+      case T::ref:
+        if (const Extra* e = naming_extra(kind, name))
+          return SortKey{"lower(" + e->sql + ")", false};
+        return std::nullopt;
+      default:
+        return SortKey{"lower(t." + name + ")", false};
+    }
+  }
+  for (const Extra& e : kind.extras)
+    if (e.name == name)
+      return e.number ? SortKey{e.sql, true} : SortKey{"lower(" + e.sql + ")", false};
+  return std::nullopt;
+}
+
 std::string like_pattern(const std::string& text) {
   std::string out = "%";
   for (char c : text) {
@@ -525,11 +572,11 @@ void follow_time_zone(store::Conn& conn, std::int64_t owner) {
   }
 }
 
-Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
-  std::string sql = select_sql(kind, today_utc(clock_)) + " WHERE t.owner_id = ?";
-  store::Params params{owner};
-  if (const Tab* tab = find_tab(kind, q.tab))
-    sql += " AND (" + with_today(tab->condition, today_utc(clock_)) + ")";
+namespace {
+
+// Adds to `sql` (and `params`) what narrows a list: its filters, a company,
+// a tag, a range of days and the text searched for.
+void narrow(const Kind& kind, const ListQuery& q, std::string& sql, store::Params& params) {
   for (const auto& [name, value] : q.equals) {
     if (std::find(kind.filterable.begin(), kind.filterable.end(), name) == kind.filterable.end())
       continue;
@@ -541,6 +588,40 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     else
       params.emplace_back(value);
   }
+  if (q.company_id) {
+    const Extra* through = nullptr;
+    for (const Extra& e : kind.extras)
+      if (e.name == "company_id") through = &e;
+    if (kind.field("company_id") != nullptr) {
+      sql += " AND t.company_id = ?";
+      params.emplace_back(*q.company_id);
+    } else if (through != nullptr) {
+      sql += " AND " + through->sql + " = ?";
+      params.emplace_back(*q.company_id);
+    }
+  }
+  if (q.tag_id && !kind.tag_links.empty()) {
+    sql += " AND EXISTS (SELECT 1 FROM " + kind.tag_links + " x WHERE x." + kind.singular +
+           "_id = t.id AND x.tag_id = ?)";
+    params.emplace_back(*q.tag_id);
+  }
+  if (!q.range_field.empty()) {
+    const auto fields = range_fields(kind);
+    if (std::find(fields.begin(), fields.end(), q.range_field) != fields.end()) {
+      const Field* f = kind.field(q.range_field);
+      const bool day = f != nullptr && f->type == T::date;
+      auto bound = [&](const std::string& d, const char* op, int shift) {
+        if (!parse_date_utc_ms(d)) return;
+        sql += " AND t." + q.range_field + " " + op + " ?";
+        if (day)
+          params.emplace_back(d);
+        else
+          params.emplace_back(parse_local(add_days(d, shift) + " 00:00", q.time_zone));
+      };
+      bound(q.from_day, ">=", 0);
+      bound(q.to_day, day ? "<=" : "<", day ? 0 : 1);
+    }
+  }
   std::string text = trimmed(q.text);
   if (!text.empty() && !kind.search.empty()) {
     sql += " AND (";
@@ -551,43 +632,72 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     }
     sql += ")";
   }
-  const Field* due =
-      q.soonest_first && !kind.due_field.empty() ? kind.field(kind.due_field) : nullptr;
-  if (due == nullptr && q.before_id) {
+}
+
+}  // namespace
+
+Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
+  const std::string today = today_utc(clock_);
+  const std::optional<SortKey> order = q.sort.empty() ? std::nullopt : sort_key(kind, q.sort);
+  const std::string key = order ? with_today(order->sql, today) : "";
+  std::string sql = select_sql(kind, today);
+  if (order) sql.insert(sql.find(" FROM " + kind.name + " t"), ", " + key + " AS sort_key");
+  sql += " WHERE t.owner_id = ?";
+  store::Params params{owner};
+  if (const Tab* tab = find_tab(kind, q.tab))
+    sql += " AND (" + with_today(tab->condition, today) + ")";
+  narrow(kind, q, sql, params);
+  if (!order && q.before_id) {
     sql += " AND t.id < ?";
     params.emplace_back(*q.before_id);
   }
-  // Undated records come last, on both backends (SQLite sorts NULL first,
-  // PostgreSQL last), and the cursor carries them as the largest moment.
-  const std::string due_key =
-      due != nullptr ? "COALESCE(t." + due->name + ", " + std::to_string(kUndated) + ")" : "";
-  if (due != nullptr && q.after) {
-    sql += " AND (" + due_key + " > ? OR (" + due_key + " = ? AND t.id > ?))";
-    params.emplace_back(q.after->first);
-    params.emplace_back(q.after->first);
-    params.emplace_back(q.after->second);
+  // Records without a value come last in both directions, on both backends
+  // (SQLite sorts NULL first, PostgreSQL last); ties go by id.
+  const char* beyond = q.descending ? " < ?" : " > ?";
+  if (order && q.after) {
+    if (q.after->key.is_null()) {
+      sql += " AND " + key + " IS NULL AND t.id" + beyond;
+    } else {
+      sql += " AND (" + key + beyond + " OR (" + key + " = ? AND t.id" + beyond + ") OR " + key +
+             " IS NULL)";
+      for (int i = 0; i < 2; ++i) {
+        if (q.after->key.is_number())
+          params.emplace_back(q.after->key.get<std::int64_t>());
+        else
+          params.emplace_back(q.after->key.get<std::string>());
+      }
+    }
+    params.emplace_back(q.after->id);
   }
   if (q.updated_since) {
     sql += " AND t.updated_at >= ?";
     params.emplace_back(*q.updated_since);
   }
   int limit = std::clamp(q.limit, 1, 200);
-  sql += due != nullptr ? " ORDER BY " + due_key + ", t.id" : std::string(" ORDER BY t.id DESC");
+  const std::string dir = q.descending ? " DESC" : "";
+  sql += order ? " ORDER BY CASE WHEN " + key + " IS NULL THEN 1 ELSE 0 END, " + key + dir +
+                     ", t.id" + dir
+               : std::string(" ORDER BY t.id DESC");
   sql += " LIMIT " + std::to_string(limit + 1);
   auto rows = db_.query(sql, params);
   Page page;
+  nlohmann::json last_key;
   for (const auto& row : rows) {
     if (static_cast<int>(page.items.size()) == limit) {
       const Record& last = page.items.back();
-      if (due != nullptr)
-        page.next_after = {
-            last[due->name].is_number() ? last[due->name].get<std::int64_t>() : kUndated,
-            last["id"].get<std::int64_t>()};
+      if (order)
+        page.next_after = Mark{last_key, last["id"].get<std::int64_t>()};
       else
         page.next_cursor = last["id"].get<std::int64_t>();
       break;
     }
     page.items.push_back(to_record(kind, row));
+    if (order) {
+      const Value& v = row.at("sort_key");
+      last_key = v.is_null()     ? nlohmann::json(nullptr)
+                 : order->number ? nlohmann::json(v.as_int())
+                                 : nlohmann::json(v.as_text());
+    }
   }
   return page;
 }
@@ -700,6 +810,67 @@ std::variant<std::int64_t, FieldErrors> Records::company_named(store::Conn& conn
   auto made = create_in(conn, owner, kind("companies"), input);
   if (auto* errors = std::get_if<FieldErrors>(&made)) return *errors;
   return std::get<Record>(made)["id"].get<std::int64_t>();
+}
+
+std::optional<std::int64_t> find_company(store::Db& db, std::int64_t owner, std::string_view name) {
+  auto rows = db.query("SELECT id FROM companies WHERE owner_id = ? AND name_key = ?",
+                       {owner, fold_name(name)});
+  if (rows.empty()) return std::nullopt;
+  return rows[0].int_at("id");
+}
+
+std::vector<TagName> tag_names(store::Db& db, std::int64_t owner) {
+  std::vector<TagName> out;
+  for (const auto& row :
+       db.query("SELECT id, slug, name FROM tags WHERE owner_id = ? ORDER BY slug, id", {owner}))
+    out.push_back({row.int_at("id"), row.text("slug"), row.text("name")});
+  return out;
+}
+
+std::optional<std::int64_t> find_tag(store::Db& db, std::int64_t owner, std::string_view slug) {
+  auto rows =
+      db.query("SELECT id FROM tags WHERE owner_id = ? AND slug = ?", {owner, std::string(slug)});
+  if (rows.empty()) return std::nullopt;
+  return rows[0].int_at("id");
+}
+
+std::string mark_text(const Mark& m) {
+  std::string out = std::to_string(m.id) + ".";
+  if (m.key.is_number()) return out + "i" + std::to_string(m.key.get<std::int64_t>());
+  if (m.key.is_string()) return out + "s" + m.key.get<std::string>();
+  return out + "n";
+}
+
+std::optional<Mark> read_mark(std::string_view text) {
+  const auto dot = text.find('.');
+  if (dot == std::string_view::npos || dot + 1 >= text.size()) return std::nullopt;
+  auto id = to_int(text.substr(0, dot));
+  if (!id || *id < 1) return std::nullopt;
+  const char tag = text[dot + 1];
+  const std::string_view rest = text.substr(dot + 2);
+  if (tag == 'n' && rest.empty()) return Mark{nullptr, *id};
+  if (tag == 's' && rest.size() <= 2000) return Mark{std::string(rest), *id};
+  if (tag == 'i')
+    if (auto n = to_int(rest)) return Mark{*n, *id};
+  return std::nullopt;
+}
+
+std::vector<std::string> sortable_columns(const Kind& kind) {
+  std::vector<std::string> out;
+  for (const Field& f : kind.fields)
+    if (sort_key(kind, f.name)) out.push_back(f.name);
+  for (const Extra& e : kind.extras) out.push_back(e.name);
+  out.emplace_back("created_at");
+  out.emplace_back("updated_at");
+  return out;
+}
+
+std::vector<std::string> range_fields(const Kind& kind) {
+  std::vector<std::string> out;
+  for (const Field& f : kind.fields)
+    if (f.type == T::date || f.type == T::datetime) out.push_back(f.name);
+  out.emplace_back("created_at");
+  return out;
 }
 
 }  // namespace peto::domain

@@ -51,6 +51,16 @@ struct Input {
   std::string actor;  // who the timeline entries a write adds are by ("" = the person)
 };
 
+// A place in a sorted list: the sort key of the last record seen (null, a
+// number or a text) and its id. As text (for a URL): "<id>.n", "<id>.i<n>",
+// "<id>.s<text>".
+struct Mark {
+  nlohmann::json key;
+  std::int64_t id = 0;
+};
+std::string mark_text(const Mark& m);
+std::optional<Mark> read_mark(std::string_view text);
+
 struct ListQuery {
   std::string tab;                            // a Kind::tabs name; "" = the first (or none)
   std::map<std::string, std::string> equals;  // filterable field -> value
@@ -58,17 +68,37 @@ struct ListQuery {
   std::optional<std::int64_t> before_id;      // cursor: records with smaller ids
   std::optional<std::int64_t> updated_since;  // UTC ms
   int limit = 50;                             // 1..200
-  // Soonest first by the kind's `due_field` (a reminder's due_at), then by
-  // id, instead of newest first; `after` is the cursor of that order.
-  bool soonest_first = false;
-  std::optional<std::pair<std::int64_t, std::int64_t>> after;  // (due, id) of the last seen
+  // Sorted by a column of sortable_columns(kind), then by id, instead of
+  // newest first; records without a value come last either way. `after`
+  // is the cursor of that order: the mark of the last record seen.
+  std::string sort;
+  bool descending = false;
+  std::optional<Mark> after;
+  // The records of one company (kinds that name one, directly or through
+  // their listing), and the applications with one tag.
+  std::optional<std::int64_t> company_id;
+  std::optional<std::int64_t> tag_id;
+  // Days from and to, both included ("YYYY-MM-DD", either may be ""), of a
+  // field of range_fields(kind); the days of a moment are in `time_zone`.
+  std::string range_field;
+  std::string from_day;
+  std::string to_day;
+  std::string time_zone = "UTC";
 };
 
 struct Page {
   std::vector<Record> items;
   std::optional<std::int64_t> next_cursor;  // pass as before_id for the next page
-  std::optional<std::pair<std::int64_t, std::int64_t>> next_after;  // soonest_first: as `after`
+  std::optional<Mark> next_after;           // sorted: pass as `after`
 };
+
+// The columns a list of `kind` may be sorted by: its title, its listed
+// fields (a reference by the name of what it points at), the extras that
+// name a company, created_at and updated_at.
+std::vector<std::string> sortable_columns(const Kind& kind);
+// The fields a list may be narrowed to a range of days of: its dates and
+// moments, and created_at.
+std::vector<std::string> range_fields(const Kind& kind);
 
 struct NotFound {};
 using Written = std::variant<Record, FieldErrors, NotFound>;
@@ -124,6 +154,19 @@ std::vector<Subject> recent_listings(store::Db& db, std::int64_t owner, int limi
 // of a listing's company field.
 std::vector<std::string> company_names(store::Db& db, std::int64_t owner, int limit);
 
+// The owner's company called `name` (compared as company_named compares),
+// or nullopt when there is none; nothing is made.
+std::optional<std::int64_t> find_company(store::Db& db, std::int64_t owner, std::string_view name);
+// The owner's tags, A to Z, and the one whose slug is `slug` ("remote-first":
+// what a table's URL names a tag by, the same on another server after an
+// import).
+struct TagName {
+  std::int64_t id = 0;
+  std::string slug;
+  std::string name;
+};
+std::vector<TagName> tag_names(store::Db& db, std::int64_t owner);
+std::optional<std::int64_t> find_tag(store::Db& db, std::int64_t owner, std::string_view slug);
 // Case- and accent-insensitive key of a name: "  Ståhl & Co " -> "stahl & co".
 std::string fold_name(std::string_view name);
 // The rule an email field is checked with: one '@', a dot after it with

@@ -31,6 +31,19 @@ inline const std::vector<std::string>& kind_order() {
   return order;
 }
 
+// Every list of an archive's peto.json: the kinds, then what hangs on them.
+// A list an older archive lacks reads as empty.
+inline const std::vector<std::string>& sections() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> out = kind_order();
+    for (const char* n : {"application_tags", "application_events", "captures", "listing_events",
+                          "documents", "saved_views"})
+      out.emplace_back(n);
+    return out;
+  }();
+  return all;
+}
+
 inline const std::vector<Column>& event_columns() {
   static const std::vector<Column> c = {
       {"id", true},           {"application_id", true}, {"kind", false},

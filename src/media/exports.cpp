@@ -162,6 +162,10 @@ json read_everything(store::Conn& conn, std::int64_t owner, const Clock& clock, 
       "SELECT " + select_list(doc_cols, "u") + " FROM uploads u WHERE u.owner_id = ? ORDER BY u.id",
       doc_cols, owner);
   report(doc["documents"]);
+  doc["saved_views"] = rows_as_objects(
+      conn, "SELECT kind, name, query FROM saved_views WHERE owner_id = ? ORDER BY id",
+      {{"kind", false}, {"name", false}, {"query", false}}, owner);
+  report(doc["saved_views"]);
   return doc;
 }
 
@@ -173,6 +177,7 @@ std::int64_t count_records(store::Conn& conn, std::int64_t owner) {
     params.emplace_back(owner);
   }
   sql += " + (SELECT COUNT(*) FROM captures WHERE owner_id = ?)";
+  sql += " + (SELECT COUNT(*) FROM saved_views WHERE owner_id = ?)";
   sql +=
       " + (SELECT COUNT(*) FROM application_tags x JOIN applications a ON a.id = x.application_id"
       " WHERE a.owner_id = ?)";
@@ -183,7 +188,7 @@ std::int64_t count_records(store::Conn& conn, std::int64_t owner) {
       " + (SELECT COUNT(*) FROM listing_events e JOIN listings l ON l.id = e.listing_id"
       " WHERE l.owner_id = ?)";
   sql += " AS total";
-  for (int i = 0; i < 4; ++i) params.emplace_back(owner);
+  for (int i = 0; i < 5; ++i) params.emplace_back(owner);
   return conn.query(sql, params)[0].int_at("total");
 }
 
@@ -273,11 +278,7 @@ std::string archive_json(json& doc) {
       "with the exporting server's key and cannot travel.";
   for (const char* key : {"exported_at", "account", "profile"})
     if (doc.contains(key)) ordered[key] = nlohmann::ordered_json(doc[key]);
-  std::vector<std::string> sections = format::kind_order();
-  for (const char* n :
-       {"application_tags", "application_events", "captures", "listing_events", "documents"})
-    sections.emplace_back(n);
-  for (const auto& key : sections) ordered[key] = nlohmann::ordered_json(doc[key]);
+  for (const auto& key : format::sections()) ordered[key] = nlohmann::ordered_json(doc[key]);
   return ordered.dump(2, ' ', false, json::error_handler_t::replace);
 }
 

@@ -15,7 +15,8 @@
 //    "application_tags": [{application_id, tag_id}],
 //    "application_events": [...], "captures": [...], "listing_events": [...],
 //    "documents": [{id, title, kind, filename, content_type, language, notes, version,
-//                   replaces, subject_kind, subject_id, sha256, size, file, …}]}
+//                   replaces, subject_kind, subject_id, sha256, size, file, …}],
+//    "saved_views": [{kind, name, query}]}   (a list an older archive lacks reads as empty)
 //
 // Every record carries its own `id`: the archive's numbering, which the
 // importer maps to new ids (references between records, a timeline entry's

@@ -84,17 +84,6 @@ class ValueCounter final : public nlohmann::json_sax<json> {
   bool over_ = false;
 };
 
-const std::vector<std::string>& sections() {
-  static const std::vector<std::string> s = [] {
-    std::vector<std::string> all = format::kind_order();
-    for (const char* n :
-         {"application_tags", "application_events", "captures", "listing_events", "documents"})
-      all.emplace_back(n);
-    return all;
-  }();
-  return s;
-}
-
 }  // namespace
 
 // Every entry, checked by name, type and declared size.
@@ -199,7 +188,7 @@ json read_document(zip_t* za, const std::map<std::string, Entry>& entries,
   if (version.get<std::int64_t>() != kExportVersion)
     refuse("the archive's format version " + version.dump() +
            " is not one this peto reads (it reads version " + std::to_string(kExportVersion) + ")");
-  for (const auto& s : sections()) {
+  for (const auto& s : format::sections()) {
     if (!doc.contains(s)) doc[s] = json::array();
     if (!doc[s].is_array()) refuse("peto.json: " + s + " is not a list");
     for (const auto& o : doc[s])

@@ -16,6 +16,7 @@
 #include "domain/captures.h"
 #include "domain/kinds.h"
 #include "domain/records.h"
+#include "domain/saved_views.h"
 #include "media/copies.h"
 #include "media/documents.h"
 #include "media/export_format.h"
@@ -55,6 +56,7 @@ class Importer {
   void import_tag_links(const json& list);
   void import_captures(const json& list);
   void import_listing_events(const json& list);
+  void import_saved_views(const json& list);
 
   store::Conn& conn_;
   const Clock& clock_;
@@ -289,6 +291,21 @@ void Importer::import_tag_links(const json& list) {
   }
 }
 
+void Importer::import_saved_views(const json& list) {
+  domain::SavedViews views(records_.db(), clock_);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& o = list[i];
+    const std::string at = "saved_views[" + std::to_string(i) + "]";
+    const std::string kind = text_or(at, o, "kind", 40);
+    const std::string name = text_or(at, o, "name", domain::SavedViews::kMaxName);
+    const std::string query = text_or(at, o, "query", domain::SavedViews::kMaxQuery);
+    auto saved = views.save_in(conn_, owner_, kind, name, query);
+    if (auto* errors = std::get_if<domain::FieldErrors>(&saved))
+      refuse(at + ": " + errors->by_field.begin()->first + " is not one peto can keep");
+    ++facts_.records;
+  }
+}
+
 void Importer::import_captures(const json& list) {
   static const std::vector<std::string> states = {"fetching", "pending", "accepted", "discarded",
                                                   "failed"};
@@ -381,6 +398,7 @@ ImportFacts Importer::run(const json& doc) {
   import_events(field(doc, "application_events"));
   import_captures(field(doc, "captures"));
   import_listing_events(field(doc, "listing_events"));
+  import_saved_views(field(doc, "saved_views"));
   for (const auto& [table, id, created, updated] : times_)
     conn_.query("UPDATE " + table + " SET created_at = ?, updated_at = ? WHERE id = ?",
                 {created, updated, id});

@@ -133,96 +133,6 @@ Response form_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
   return p.site.render(r, v, status, "record_form", data);
 }
 
-// A list soonest first, from the page after ?after=<due>.<id> when given.
-void soonest_first(const Form& q, domain::ListQuery& lq) {
-  lq.soonest_first = true;
-  const std::string after = q.get("after");
-  const auto dot = after.find('.');
-  auto due = parse_id(after.substr(0, dot));
-  auto last = dot == std::string::npos ? std::nullopt : parse_id(after.substr(dot + 1));
-  if (due && last) lq.after = {{*due, *last}};
-}
-
-Response list_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
-  Form q = Form::from_query(r);
-  domain::ListQuery lq;
-  lq.tab = q.get("tab");
-  lq.text = q.get("q");
-  for (const std::string& f : k.filterable)
-    if (q.has(f) && !q.get(f).empty()) lq.equals[f] = q.get(f);
-  lq.before_id = parse_id(q.get("before"));
-  lq.limit = 50;
-  std::string current_tab = lq.tab;
-  if (!k.tabs.empty() && std::none_of(k.tabs.begin(), k.tabs.end(),
-                                      [&](const domain::Tab& t) { return t.name == lq.tab; }))
-    current_tab = k.tabs.front().name;
-  // Reminders still to do come soonest first, the overdue ones marked.
-  const bool outstanding = k.name == "reminders" && current_tab == "outstanding";
-  if (outstanding) soonest_first(q, lq);
-  domain::Page page = p.records.list(v.account.id, k, lq);
-  const Millis now = p.site.clock().now_ms();
-  std::vector<std::pair<std::string, std::string>> keep = {{"view", q.get("view")}, {"q", lq.text}};
-  for (const auto& [f, value] : lq.equals) keep.emplace_back(f, value);
-
-  nlohmann::json tabs = nlohmann::json::array();
-  for (const domain::Tab& t : k.tabs) {
-    auto pairs = keep;
-    pairs.emplace_back("tab", t.name);
-    tabs.push_back({{"label", p.view.text(v, "tab_" + t.name)},
-                    {"href", query_href("/" + k.name, pairs)},
-                    {"current", t.name == current_tab}});
-  }
-  nlohmann::json rows = nlohmann::json::array();
-  for (const Record& rec : page.items) {
-    nlohmann::json row = {{"href", record_href(k, id_of(rec))},
-                          {"title", p.view.title_of(v, k, rec)},
-                          {"cells", p.view.table_cells(v, k, rec)}};
-    if (outstanding && rec["due_at"].is_number() && rec["due_at"].get<Millis>() < now)
-      row["overdue"] = p.view.text(v, "reminder_overdue");
-    if (k.name == "reminders") {
-      bool done = rec["done_at"].is_number();
-      row["reminder"] = {{"action", record_href(k, id_of(rec)) + "/done"},
-                         {"done", done ? "0" : "1"},
-                         {"label", p.view.text(v, done ? "reminder_undo" : "reminder_done")}};
-    }
-    rows.push_back(std::move(row));
-  }
-  nlohmann::json data = {
-      {"title", p.view.text(v, "title_" + k.name)},
-      {"kind", k.name},
-      {"tabs", tabs},
-      {"has_tabs", !k.tabs.empty()},
-      {"q", lq.text},
-      {"has_search", !k.search.empty()},
-      {"title_heading", p.view.title_heading(v, k)},
-      {"headings", p.view.headings(v, k)},
-      {"rows", rows},
-      {"empty", rows.empty()},
-      {"has_actions", k.name == "reminders"},
-      {"new_href", k.name == "applications" ? "/applications/record" : "/" + k.name + "/new"},
-      {"new_label",
-       p.view.text(v, k.name == "applications" ? "record_application" : "add_" + k.singular)},
-      {"has_board", k.name == "listings" || k.name == "applications"},
-      {"board_href", "/" + k.name},
-      {"tab", current_tab},
-      {"view", q.get("view")}};
-  if (page.next_cursor || page.next_after) {
-    auto pairs = keep;
-    pairs.emplace_back("tab", lq.tab);
-    if (page.next_cursor) pairs.emplace_back("before", std::to_string(*page.next_cursor));
-    if (page.next_after)
-      pairs.emplace_back("after", std::to_string(page.next_after->first) + "." +
-                                      std::to_string(page.next_after->second));
-    data["next_href"] = query_href("/" + k.name, pairs);
-  }
-  if (lq.before_id || lq.after) {
-    auto pairs = keep;
-    pairs.emplace_back("tab", lq.tab);
-    data["first_href"] = query_href("/" + k.name, pairs);
-  }
-  return p.site.render(r, v, 200, "records", data);
-}
-
 // The records of `k` that point at record `id` through `field`, for a record page.
 nlohmann::json related(RecordPages& p, const Visitor& v, const Kind& k, const std::string& field,
                        std::int64_t id) {
@@ -495,13 +405,23 @@ void add_record_routes(Router& router, Site& site) {
                    return listings_board(p, r, v);
                  if (q.get("view") != "table" && k->name == "applications")
                    return applications_board(p, r, v);
-                 return list_page(p, r, v, *k);
+                 return table_page(p, r, v, *k, q);
                }));
     router.add("GET", base + "/new", page([k](RecordPages& p, Request& r, const Visitor& v) {
                  return new_page(p, r, v, *k);
                }));
     router.add("POST", base, page([k](RecordPages& p, Request& r, const Visitor& v) {
                  return save(p, r, v, *k, false);
+               }));
+    router.add("POST", base + "/bulk", page([k](RecordPages& p, Request& r, const Visitor& v) {
+                 return bulk_action(p, r, v, *k);
+               }));
+    router.add("POST", base + "/views", page([k](RecordPages& p, Request& r, const Visitor& v) {
+                 return save_view(p, r, v, *k);
+               }));
+    router.add("POST", base + "/views/{id}/delete",
+               page([k](RecordPages& p, Request& r, const Visitor& v) {
+                 return forget_view(p, r, v, *k);
                }));
     router.add("GET", base + "/{id}", page([k](RecordPages& p, Request& r, const Visitor& v) {
                  return show_page(p, r, v, *k);

@@ -66,6 +66,18 @@ domain::Written save_listing(RecordPages& p, const Visitor& v, const Form& form,
                              domain::Input input, std::optional<std::int64_t> id,
                              const AfterListing& then = nullptr);
 
+// A record table as the query `q` asks for it (table_pages.cpp); a refused
+// action shows it again with what `said` adds to the page's data (the
+// reason by the action: bulk_error, view_error), status 422.
+Response table_page(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k,
+                    const Form& q, int status = 200,
+                    const nlohmann::json& said = nlohmann::json::object());
+// POST /<kind>/bulk: one action on the ticked rows of a table.
+Response bulk_action(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);
+// POST /<kind>/views and /<kind>/views/{id}/delete: a person's saved views.
+Response save_view(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);
+Response forget_view(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);
+
 // GET / for a signed-in visitor.
 Response dashboard_page(RecordPages& p, Request& r, const Visitor& v);
 // The boards of /listings and /applications (the default view).

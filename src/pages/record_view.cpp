@@ -206,9 +206,12 @@ bool with_company(const Kind& k) { return k.name == "applications" || k.name == 
 
 nlohmann::json RecordView::headings(const Visitor& v, const Kind& k) const {
   nlohmann::json out = nlohmann::json::array();
-  if (with_company(k)) out.push_back({{"label", text(v, "kind_company")}});
+  if (with_company(k))
+    out.push_back(
+        {{"name", "company"}, {"label", text(v, "kind_company")}, {"sort", "company_name"}});
   for (const Field& f : k.fields)
-    if (table_column(k, f)) out.push_back({{"label", label(v, k, f)}});
+    if (table_column(k, f))
+      out.push_back({{"name", f.name}, {"label", label(v, k, f)}, {"sort", f.name}});
   return out;
 }
 

@@ -44,8 +44,9 @@ class RecordView {
   nlohmann::json cells(const Visitor& v, const domain::Kind& k, const domain::Record& r,
                        bool listed_only) const;
   // A record table: the heading of its first column (the record's title,
-  // "Role" for listings), the headings of the others, and a record's cells
-  // under them ({name, label, text, href}).
+  // "Role" for listings), the headings of the others ({name, label, sort:
+  // the column a list sorts by for it}), and a record's cells under them
+  // ({name, label, text, href}).
   std::string title_heading(const Visitor& v, const domain::Kind& k) const;
   nlohmann::json headings(const Visitor& v, const domain::Kind& k) const;
   nlohmann::json table_cells(const Visitor& v, const domain::Kind& k,

@@ -656,6 +656,69 @@ test('the board: the card form and an ending with its reason, without JavaScript
   });
 });
 
+// The applications table: a heading sorts, a filter narrows, and one action
+// moves every ticked row; with JavaScript the heading's box ticks them all.
+for (const js of [true, false]) {
+  test(`the table: sort, filter and an action on ticked rows, JavaScript ${js ? 'on' : 'off'}`, { timeout: 90_000 }, async () => {
+    const flow = `table JS ${js ? 'on' : 'off'}`;
+    const tag = js ? 'with script' : 'without script';
+    await inContext(flow, { javaScriptEnabled: js }, async (s) => {
+      const { page } = s;
+      await signIn(flow, s);
+      const roles = [`Table analyst ${tag}`, `Table tester ${tag}`];
+      await recordApplication(flow, s, roles[0], `Tabulo Zeta ${tag}`);
+      await recordApplication(flow, s, roles[1], `Tabulo Alpha ${tag}`);
+      const rows = page.locator('table tbody tr');
+      await step(flow, 'a filter narrows the table to one company', s, async () => {
+        await visit(page, '/applications?view=table&tab=all');
+        await unfold(page, 'Filter');
+        // "Company" also names a column to show: the filter's field is the text one.
+        await page.locator('form.filters').getByRole('combobox', { name: 'Company' }).fill(`Tabulo Zeta ${tag}`);
+        await submit(page, page.getByRole('button', { name: 'Apply the filters', exact: true }));
+        assert.equal(await rows.count(), 1);
+        assert.ok((await textOf(rows.first())).includes(roles[0]));
+        await page.getByRole('link', { name: 'Clear the filters', exact: true }).click();
+        await page.waitForLoadState('load');
+        assert.ok((await rows.count()) >= 2);
+      });
+      await step(flow, 'the Company heading sorts A to Z, then Z to A', s, async () => {
+        await visit(page, `/applications?view=table&tab=all&q=${encodeURIComponent(tag)}`);
+        const heading = page.locator('th').filter({ hasText: 'Company' });
+        await heading.getByRole('link').click();
+        await page.waitForLoadState('load');
+        assert.equal(await heading.getAttribute('aria-sort'), 'ascending');
+        const text = await textOf(page.locator('table tbody'));
+        assert.ok(text.indexOf(`Tabulo Alpha ${tag}`) < text.indexOf(`Tabulo Zeta ${tag}`), text);
+        await page.locator('th').filter({ hasText: 'Company' }).getByRole('link').click();
+        await page.waitForLoadState('load');
+        assert.equal(await page.locator('th').filter({ hasText: 'Company' }).getAttribute('aria-sort'), 'descending');
+      });
+      await step(flow, 'tick both rows and move them to Interviewing', s, async () => {
+        await visit(page, `/applications?view=table&tab=all&q=${encodeURIComponent(tag)}&sort=company_name`);
+        if (js) {
+          await page.getByLabel('Select every row', { exact: true }).check();
+        } else {
+          for (const role of roles) await page.getByLabel(`Select ${role}`, { exact: true }).check();
+        }
+        for (const role of roles) assert.ok(await page.getByLabel(`Select ${role}`, { exact: true }).isChecked());
+        await page.getByLabel('With the ticked rows').selectOption('status:interviewing');
+        await submit(page, page.getByRole('button', { name: 'Apply', exact: true }));
+        assert.match(pathOf(page.url()), /sort=company_name/, 'back to the table as it was');
+        await expectFlash(page, /^Moved \d+ to Interviewing\./);
+        for (const role of roles) {
+          const row = rows.filter({ hasText: role });
+          assert.ok((await textOf(row)).includes('Interviewing'), `${role} is not Interviewing`);
+        }
+      });
+      if (writeScreenshots && js) {
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await visit(page, '/applications?view=table&tab=all&sort=company_name&status=interviewing');
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'table.png'), fullPage: true });
+      }
+    });
+  });
+}
+
 // On a phone: a long word (a pasted link, a reference number) wraps instead
 // of widening the page, and Edit and Delete stand on one line, one height.
 test('long words wrap and the record buttons line up at 390 px', { timeout: 60_000 }, async () => {
@@ -839,7 +902,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       '/profile/connections/new?plugin=webdav', '/profile/connections/new?plugin=caldav',
       '/profile/feed',
       '/', '/listings', '/listings?view=table', '/listings/new', listing,
-      '/applications', '/applications?view=table', application, '/reminders',
+      '/applications', '/applications?view=table', '/applications?view=table&tab=all&sort=company_name&status=applied&col=company&col=status&col=created_at', application, '/reminders',
       '/calendar', '/calendar?view=week', '/calendar?view=month', '/search?q=engineer', '/search',
       '/quick-add', '/applications/record?role=SRE&read=1&unread=soonish', '/companies', '/contacts', '/profile', '/profile/tokens', '/profile/connections',
       '/profile/connections/new?plugin=webhook', '/inbox', '/profile/password', '/captures', review,

@@ -61,7 +61,7 @@ class DueDatesTest : public peto::testing::TwoOwnersTest {
     std::vector<std::int64_t> out;
     ListQuery q;
     q.tab = tab;
-    q.soonest_first = true;
+    q.sort = "due_at";
     q.limit = limit;
     for (int pages = 0; pages < 20; ++pages) {
       Page page = records().list(owner_, kind("reminders"), q);

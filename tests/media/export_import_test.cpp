@@ -17,6 +17,7 @@
 #include "core/token.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
+#include "domain/saved_views.h"
 #include "media/exports.h"
 #include "tests/support/domain_fixture.h"
 
@@ -164,6 +165,10 @@ class ExportImportTest : public testing::TwoOwnersTest {
         " external_id, created_at) VALUES (?, 'capture', ?, 'Saved from a page', ?, '', 'x-1', ?)",
         {listing, clock_.now_ms() - 100, std::get<domain::Capture>(made)["id"].get<std::int64_t>(),
          clock_.now_ms() - 100});
+    ASSERT_TRUE(std::holds_alternative<domain::SavedView>(
+        domain::SavedViews(db(), clock_)
+            .save(owner, "applications", "Berlin, sent",
+                  "view=table&company=Acme&sort=applied_at")));
     db().query(
         "UPDATE users SET language = 'sv', time_zone = 'Europe/Stockholm', quiet_after_days = 30"
         " WHERE id = ?",
@@ -200,7 +205,7 @@ class ExportImportTest : public testing::TwoOwnersTest {
     for (const char* t :
          {"users", "companies", "contacts", "listings", "applications", "reminders", "interviews",
           "offers", "notes", "tags", "application_tags", "application_events", "captures",
-          "listing_events", "uploads", "document_copies", "deliveries"})
+          "listing_events", "uploads", "document_copies", "deliveries", "saved_views"})
       s += std::string(t) + "=" + std::to_string(count(t)) + " ";
     s += db().query("SELECT COALESCE(SUM(updated_at), 0) FROM users")[0].text(0) + " files:";
     for (const auto& e : fs::recursive_directory_iterator(media_)) s += " " + e.path().string();
@@ -271,6 +276,7 @@ TEST_P(ExportImportTest, ImportIntoANewAccountReproducesEveryRecordAndFile) {
   EXPECT_GE(a["applications"].size(), 20u);
   EXPECT_EQ(a["documents"].size(), 3u);
   EXPECT_EQ(a["captures"].size(), 1u);
+  EXPECT_EQ(a["saved_views"].size(), 1u) << "a person's saved views travel with their records";
 
   // The imported files are on disk under ben's own names, byte for byte.
   std::vector<std::string> bytes_a, bytes_b;

@@ -111,7 +111,7 @@ TEST_P(ApplicationPageTest, TheInterviewsTableNamesTheCompany) {
             303);
   auto table = ana_->get("/interviews");
   ASSERT_EQ(table.status, 200);
-  EXPECT_TRUE(has(table.body, "<th scope=\"col\">Company</th>")) << table.body;
+  EXPECT_TRUE(has(table.body, "sort=company_name\">Company</a></th>")) << table.body;
   EXPECT_TRUE(has(table.body, "<td data-label=\"Company\">Globex</td>"));
 }
 
