@@ -819,6 +819,20 @@ std::optional<std::int64_t> find_company(store::Db& db, std::int64_t owner, std:
   return rows[0].int_at("id");
 }
 
+std::set<std::int64_t> reminders_to_do(store::Db& db, std::int64_t owner,
+                                       const std::vector<std::int64_t>& ids) {
+  std::set<std::int64_t> out;
+  if (ids.empty()) return out;
+  std::string sql = "SELECT id FROM reminders WHERE owner_id = ? AND done_at IS NULL AND id IN (";
+  store::Params params{owner};
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    sql += i == 0 ? "?" : ", ?";
+    params.emplace_back(ids[i]);
+  }
+  for (const auto& row : db.query(sql + ")", params)) out.insert(row.int_at("id"));
+  return out;
+}
+
 std::vector<TagName> tag_names(store::Db& db, std::int64_t owner) {
   std::vector<TagName> out;
   for (const auto& row :

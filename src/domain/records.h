@@ -25,6 +25,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -157,6 +158,9 @@ std::vector<std::string> company_names(store::Db& db, std::int64_t owner, int li
 // The owner's company called `name` (compared as company_named compares),
 // or nullopt when there is none; nothing is made.
 std::optional<std::int64_t> find_company(store::Db& db, std::int64_t owner, std::string_view name);
+// Which of the reminders `ids` are the owner's and still to do, in one read.
+std::set<std::int64_t> reminders_to_do(store::Db& db, std::int64_t owner,
+                                       const std::vector<std::int64_t>& ids);
 // The owner's tags, A to Z, and the one whose slug is `slug` ("remote-first":
 // what a table's URL names a tag by, the same on another server after an
 // import).

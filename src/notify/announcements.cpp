@@ -1,5 +1,7 @@
 #include "notify/announcements.h"
 
+#include <charconv>
+
 #include "core/i18n.h"
 #include "core/timezone.h"
 
@@ -73,13 +75,10 @@ std::int64_t reminder_of_key(std::string_view key) {
   if (!key.starts_with(prefix)) return 0;
   key.remove_prefix(prefix.size());
   const auto end = key.find(':');
-  if (end == 0 || end == std::string_view::npos || end > 18) return 0;
+  if (end == std::string_view::npos) return 0;
   std::int64_t id = 0;
-  for (char c : key.substr(0, end)) {
-    if (c < '0' || c > '9') return 0;
-    id = id * 10 + (c - '0');
-  }
-  return id;
+  const auto [stop, ec] = std::from_chars(key.data(), key.data() + end, id);
+  return ec == std::errc() && stop == key.data() + end && id > 0 ? id : 0;
 }
 
 Notification went_quiet(const Recipient& to, const std::vector<QuietItem>& items, Millis now,

@@ -566,18 +566,21 @@ Response get_inbox(Site& site, Request& r, const Visitor& v) {
   json items = json::array();
   bool unread = false;
   std::int64_t newest = 0;
-  domain::Records records(site.db(), site.clock());
+  // A reminder still to do is snoozed from its notice, as on the dashboard.
+  std::vector<std::int64_t> reminder_ids;
+  for (const auto& n : notices)
+    if (n.event == "reminder_due")
+      if (const auto id = notify::reminder_of_key(n.key)) reminder_ids.push_back(id);
+  const auto to_do = domain::reminders_to_do(site.db(), v.account.id, reminder_ids);
   for (const auto& n : notices) {
     json item = {{"title", n.title},
                  {"body", n.body},
                  {"created", site.format_time(v, n.created_at)},
                  {"is_new", !n.shown}};
     if (safe_link(n.url)) item["url"] = n.url;
-    // A reminder still to do is snoozed from its notice, as on the dashboard.
     if (n.event == "reminder_due")
       if (const auto id = notify::reminder_of_key(n.key)) {
-        auto reminder = records.get(v.account.id, domain::kind("reminders"), id);
-        if (reminder && (*reminder)["done_at"].is_null())
+        if (to_do.contains(id))
           item["reminder"] = {{"snooze_action", "/reminders/" + std::to_string(id) + "/snooze"},
                               {"select_id", "snooze-" + std::to_string(n.id)},
                               {"done_action", "/reminders/" + std::to_string(id) + "/done"},
