@@ -634,32 +634,24 @@ void narrow(const Kind& kind, const ListQuery& q, std::string& sql, store::Param
   }
 }
 
-}  // namespace
-
-Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
-  const std::string today = today_utc(clock_);
-  const std::optional<SortKey> order = q.sort.empty() ? std::nullopt : sort_key(kind, q.sort);
-  const std::string key = order ? with_today(order->sql, today) : "";
-  std::string sql = select_sql(kind, today);
-  if (order) sql.insert(sql.find(" FROM " + kind.name + " t"), ", " + key + " AS sort_key");
-  sql += " WHERE t.owner_id = ?";
-  store::Params params{owner};
-  if (const Tab* tab = find_tab(kind, q.tab))
-    sql += " AND (" + with_today(tab->condition, today) + ")";
-  narrow(kind, q, sql, params);
-  if (!order && q.before_id) {
-    sql += " AND t.id < ?";
-    params.emplace_back(*q.before_id);
-  }
+// A sorted page in two reads: the ids of the page in order, each sort key
+// worked out once (a MATERIALIZED table, on both backends), then only those
+// records with what they show (their extras are subqueries: reading them
+// for every record only to sort would be most of the work).
+Page sorted(store::Db& db, const Kind& kind, const ListQuery& q, const SortKey& order,
+            const std::string& today, const std::string& where, store::Params params, int limit) {
+  const std::string key = with_today(order.sql, today);
+  std::string sql = "WITH s AS MATERIALIZED (SELECT t.id, " + key + " AS sort_key FROM " +
+                    kind.name + " t" + where + ") SELECT id, sort_key FROM s";
   // Records without a value come last in both directions, on both backends
   // (SQLite sorts NULL first, PostgreSQL last); ties go by id.
   const char* beyond = q.descending ? " < ?" : " > ?";
-  if (order && q.after) {
+  if (q.after) {
     if (q.after->key.is_null()) {
-      sql += " AND " + key + " IS NULL AND t.id" + beyond;
+      sql += std::string(" WHERE sort_key IS NULL AND id") + beyond;
     } else {
-      sql += " AND (" + key + beyond + " OR (" + key + " = ? AND t.id" + beyond + ") OR " + key +
-             " IS NULL)";
+      sql += std::string(" WHERE (sort_key") + beyond + " OR (sort_key = ? AND id" + beyond +
+             ") OR sort_key IS NULL)";
       for (int i = 0; i < 2; ++i) {
         if (q.after->key.is_number())
           params.emplace_back(q.after->key.get<std::int64_t>());
@@ -669,35 +661,67 @@ Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
     }
     params.emplace_back(q.after->id);
   }
+  const std::string dir = q.descending ? " DESC" : "";
+  sql += " ORDER BY CASE WHEN sort_key IS NULL THEN 1 ELSE 0 END, sort_key" + dir + ", id" + dir +
+         " LIMIT " + std::to_string(limit + 1);
+  std::vector<std::pair<std::int64_t, nlohmann::json>> marks;
+  for (const auto& row : db.query(sql, params)) {
+    const Value& v = row.at("sort_key");
+    marks.emplace_back(row.int_at("id"), v.is_null()    ? nlohmann::json(nullptr)
+                                         : order.number ? nlohmann::json(v.as_int())
+                                                        : nlohmann::json(v.as_text()));
+  }
+  Page page;
+  if (static_cast<int>(marks.size()) > limit) {
+    marks.pop_back();
+    page.next_after = Mark{marks.back().second, marks.back().first};
+  }
+  if (marks.empty()) return page;
+  std::string ids;
+  store::Params id_params;
+  for (const auto& [id, _] : marks) {
+    ids += ids.empty() ? "?" : ", ?";
+    id_params.emplace_back(id);
+  }
+  std::map<std::int64_t, Record> found;
+  for (const auto& row :
+       db.query(select_sql(kind, today) + " WHERE t.id IN (" + ids + ")", id_params))
+    found.emplace(row.int_at("id"), to_record(kind, row));
+  for (const auto& [id, _] : marks)
+    if (auto it = found.find(id); it != found.end()) page.items.push_back(std::move(it->second));
+  return page;
+}
+
+}  // namespace
+
+Page Records::list(std::int64_t owner, const Kind& kind, const ListQuery& q) {
+  const std::string today = today_utc(clock_);
+  const std::optional<SortKey> order = q.sort.empty() ? std::nullopt : sort_key(kind, q.sort);
+  std::string where = " WHERE t.owner_id = ?";
+  store::Params params{owner};
+  if (const Tab* tab = find_tab(kind, q.tab))
+    where += " AND (" + with_today(tab->condition, today) + ")";
+  narrow(kind, q, where, params);
   if (q.updated_since) {
-    sql += " AND t.updated_at >= ?";
+    where += " AND t.updated_at >= ?";
     params.emplace_back(*q.updated_since);
   }
-  int limit = std::clamp(q.limit, 1, 200);
-  const std::string dir = q.descending ? " DESC" : "";
-  sql += order ? " ORDER BY CASE WHEN " + key + " IS NULL THEN 1 ELSE 0 END, " + key + dir +
-                     ", t.id" + dir
-               : std::string(" ORDER BY t.id DESC");
-  sql += " LIMIT " + std::to_string(limit + 1);
-  auto rows = db_.query(sql, params);
+  const int limit = std::clamp(q.limit, 1, 200);
+  if (order) return sorted(db_, kind, q, *order, today, where, std::move(params), limit);
+  if (q.before_id) {
+    where += " AND t.id < ?";
+    params.emplace_back(*q.before_id);
+  }
+  auto rows = db_.query(
+      select_sql(kind, today) + where + " ORDER BY t.id DESC LIMIT " + std::to_string(limit + 1),
+      params);
   Page page;
-  nlohmann::json last_key;
   for (const auto& row : rows) {
     if (static_cast<int>(page.items.size()) == limit) {
-      const Record& last = page.items.back();
-      if (order)
-        page.next_after = Mark{last_key, last["id"].get<std::int64_t>()};
-      else
-        page.next_cursor = last["id"].get<std::int64_t>();
+      page.next_cursor = page.items.back()["id"].get<std::int64_t>();
       break;
     }
     page.items.push_back(to_record(kind, row));
-    if (order) {
-      const Value& v = row.at("sort_key");
-      last_key = v.is_null()     ? nlohmann::json(nullptr)
-                 : order->number ? nlohmann::json(v.as_int())
-                                 : nlohmann::json(v.as_text());
-    }
   }
   return page;
 }
