@@ -46,6 +46,15 @@ std::vector<Column> columns_of(RecordPages& p, const Visitor& v, const Kind& k) 
   return out;
 }
 
+// What the title column sorts by: its field, when that can be sorted (a
+// note's body cannot), else "".
+std::string title_sort(const Kind& k) {
+  const auto sortable = domain::sortable_columns(k);
+  return std::find(sortable.begin(), sortable.end(), k.title_field) != sortable.end()
+             ? k.title_field
+             : "";
+}
+
 bool names_a_company(const Kind& k) {
   if (k.field("company_id") != nullptr) return true;
   return std::any_of(k.extras.begin(), k.extras.end(),
@@ -123,7 +132,7 @@ void read_order(const Kind& k, const Form& q, const std::vector<Column>& columns
   const bool known =
       std::any_of(columns.begin(), columns.end(),
                   [&](const Column& c) { return !c.sort.empty() && c.sort == t.sort; }) ||
-      t.sort == k.title_field;
+      (!t.sort.empty() && t.sort == title_sort(k));
   if (!known) t.sort.clear();
   t.descending = !t.sort.empty() && q.get("dir") == "desc";
   t.lq.sort = t.sort;
@@ -332,10 +341,10 @@ void heading_data(RecordPages& p, const Visitor& v, const Kind& k, const Table& 
                   const std::vector<Column>& columns, nlohmann::json& headings,
                   nlohmann::json& column_choices, nlohmann::json& sort_options) {
   sort_options = nlohmann::json::array(
-      {{{"value", ""}, {"label", p.view.text(v, "sort_newest")}, {"selected", t.sort.empty()}},
-       {{"value", k.title_field},
-        {"label", p.view.title_heading(v, k)},
-        {"selected", t.sort == k.title_field}}});
+      {{{"value", ""}, {"label", p.view.text(v, "sort_newest")}, {"selected", t.sort.empty()}}});
+  if (const std::string title = title_sort(k); !title.empty())
+    sort_options.push_back(
+        {{"value", title}, {"label", p.view.title_heading(v, k)}, {"selected", t.sort == title}});
   for (const Column& c : columns) {
     const bool shown = std::find(t.shown.begin(), t.shown.end(), c.name) != t.shown.end();
     column_choices.push_back({{"name", c.name}, {"label", c.label}, {"checked", shown}});
@@ -453,7 +462,7 @@ Response table_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
       {"has_tabs", !k.tabs.empty()},
       {"q", t.lq.text},
       {"has_search", !k.search.empty()},
-      {"title_heading", heading_of(t, "/" + k.name, p.view.title_heading(v, k), k.title_field)},
+      {"title_heading", heading_of(t, "/" + k.name, p.view.title_heading(v, k), title_sort(k))},
       {"headings", headings},
       {"rows", rows},
       {"empty", rows.empty()},

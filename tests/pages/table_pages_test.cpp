@@ -124,6 +124,15 @@ TEST_P(TablePagesTest, FiltersNarrowAndWhatTheyCannotReadIsSaidByItsField) {
       << "another person's company is no company of theirs";
 }
 
+TEST_P(TablePagesTest, AColumnThatCannotBeSortedOffersNoOrder) {
+  ASSERT_EQ(ana_->post_form("/notes", {{"body", "Ask about the team"}}).status, 303);
+  auto notes = ana_->get("/notes?sort=body");
+  ASSERT_EQ(notes.status, 200);
+  EXPECT_FALSE(has(notes.body, "aria-sort")) << "a note's text is not an order";
+  EXPECT_FALSE(has(notes.body, "sort=body"));
+  EXPECT_FALSE(has(notes.body, "<option value=\"body\""));
+}
+
 TEST_P(TablePagesTest, ThePersonChoosesTheColumns) {
   applied("Acme", "SRE");
   auto chosen = ana_->get("/applications?view=table&tab=all&col=company&col=created_at");
