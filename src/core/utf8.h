@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace peto {
@@ -23,6 +24,11 @@ inline std::size_t utf8_prefix(std::string_view s, std::size_t max_bytes) {
   std::size_t end = max_bytes;
   while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
   return end;
+}
+
+// At most `max_bytes` bytes of `s`, never half a character.
+inline std::string utf8_cut(std::string_view s, std::size_t max_bytes) {
+  return std::string(s.substr(0, utf8_prefix(s, max_bytes)));
 }
 
 // Decodes one UTF-8 sequence at s[i]; returns its length, 0 when invalid

@@ -23,8 +23,6 @@ constexpr std::size_t kMaxError = 500;
 constexpr const char* kInterruptedError =
     "The backup was interrupted: it did not finish within 6 hours of starting.";
 
-std::string clipped(const std::string& s) { return s.substr(0, utf8_prefix(s, kMaxError)); }
-
 // The global lock (docs/SPEC.md §6, Backup and restore), released when this goes out of scope.
 class BackupLock {
  public:
@@ -56,7 +54,7 @@ void record_failure(store::Db& db, const std::string& error) {
   db.query(
       "UPDATE backup_state SET last_run_ok = 0, last_error = ?, failures = failures + 1"
       " WHERE id = 1",
-      {clipped(error)});
+      {utf8_cut(error, kMaxError)});
 }
 
 }  // namespace

@@ -19,8 +19,6 @@ using nlohmann::json;
 constexpr std::size_t kRowsPerInsert = 200;
 constexpr Millis kShownKeepMs = 24LL * 3600 * 1000;
 
-std::string cut(const std::string& s, std::size_t n) { return s.substr(0, utf8_prefix(s, n)); }
-
 // Runs one multi-row INSERT … ON CONFLICT DO NOTHING per kRowsPerInsert rows;
 // returns the rows inserted.
 std::int64_t insert_rows(store::Conn& conn, const std::string& head, const std::string& tail,
@@ -92,9 +90,10 @@ int Outbox::announce_all_at(store::Conn& conn, const std::vector<Announcement>& 
     const Notification& n = a.notification;
     std::string key = bounded_key(n.key);
     if (!about_what_you_did(n.event) && !key.empty()) {
-      for (store::Value v : {store::Value(a.to->id), store::Value(n.event),
-                             store::Value(cut(n.title, 300)), store::Value(cut(n.body, 2000)),
-                             store::Value(cut(n.url, 500)), store::Value(key), store::Value(now)})
+      for (store::Value v :
+           {store::Value(a.to->id), store::Value(n.event), store::Value(utf8_cut(n.title, 300)),
+            store::Value(utf8_cut(n.body, 2000)), store::Value(utf8_cut(n.url, 500)),
+            store::Value(key), store::Value(now)})
         notices.push_back(std::move(v));
     }
     std::string body;

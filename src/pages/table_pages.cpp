@@ -33,27 +33,23 @@ struct Column {
   bool by_default = true;
 };
 
-std::vector<Column> columns_of(RecordPages& p, const Visitor& v, const Kind& k) {
+// `name` when a list of `k` can be sorted by it (a note's body cannot), else "".
+std::string sort_by(const Kind& k, const std::string& name) {
   const auto sortable = domain::sortable_columns(k);
-  auto can_sort = [&](const std::string& name) {
-    return std::find(sortable.begin(), sortable.end(), name) != sortable.end() ? name : "";
-  };
+  return std::find(sortable.begin(), sortable.end(), name) != sortable.end() ? name : "";
+}
+
+std::vector<Column> columns_of(RecordPages& p, const Visitor& v, const Kind& k) {
   std::vector<Column> out;
   for (const auto& h : p.view.headings(v, k))
-    out.push_back({h["name"], h["label"], can_sort(h["sort"].get<std::string>()), true});
+    out.push_back({h["name"], h["label"], sort_by(k, h["sort"].get<std::string>()), true});
   out.push_back({"created_at", p.view.text(v, "column_created_at"), "created_at", false});
   out.push_back({"updated_at", p.view.text(v, "column_updated_at"), "updated_at", false});
   return out;
 }
 
-// What the title column sorts by: its field, when that can be sorted (a
-// note's body cannot), else "".
-std::string title_sort(const Kind& k) {
-  const auto sortable = domain::sortable_columns(k);
-  return std::find(sortable.begin(), sortable.end(), k.title_field) != sortable.end()
-             ? k.title_field
-             : "";
-}
+// What the title column sorts by: its field, when that can be sorted.
+std::string title_sort(const Kind& k) { return sort_by(k, k.title_field); }
 
 bool names_a_company(const Kind& k) {
   if (k.field("company_id") != nullptr) return true;
@@ -97,9 +93,6 @@ Pairs Table::keep(bool with_sort, bool with_columns, bool with_tab) const {
     for (const std::string& c : shown) out.emplace_back("col", c);
   return out;
 }
-
-// At most `max` bytes of `s`, never half a character.
-std::string cut(const std::string& s, std::size_t max) { return s.substr(0, utf8_prefix(s, max)); }
 
 // The range of days a table is narrowed to (?range=&from=&to=).
 void read_range(RecordPages& p, const Visitor& v, const Kind& k, const Form& q, Table& t) {
@@ -161,7 +154,7 @@ Table read_table(RecordPages& p, const Visitor& v, const Kind& k, const Form& q,
   domain::ListQuery& lq = t.lq;
   lq.limit = 50;
   lq.tab = q.get("tab");
-  lq.text = cut(q.get("q"), domain::kMaxSearchQuery);
+  lq.text = utf8_cut(q.get("q"), domain::kMaxSearchQuery);
   lq.time_zone = v.time_zone;
   t.current_tab = lq.tab;
   if (!k.tabs.empty() && std::none_of(k.tabs.begin(), k.tabs.end(),
@@ -185,7 +178,7 @@ Table read_table(RecordPages& p, const Visitor& v, const Kind& k, const Form& q,
     t.base.emplace_back(f, value);
     if (field != nullptr && field->type == domain::FieldType::choice) ++t.filters;
   }
-  t.company = cut(q.get("company"), 200);
+  t.company = utf8_cut(q.get("company"), 200);
   if (!t.company.empty() && names_a_company(k)) {
     lq.company_id = domain::find_company(p.records.db(), v.account.id, t.company);
     if (!lq.company_id) {
@@ -195,7 +188,7 @@ Table read_table(RecordPages& p, const Visitor& v, const Kind& k, const Form& q,
       ++t.filters;
     }
   }
-  t.tag = cut(q.get("tag"), 100);
+  t.tag = utf8_cut(q.get("tag"), 100);
   if (!t.tag.empty() && !k.tag_links.empty()) {
     lq.tag_id = domain::find_tag(p.records.db(), v.account.id, t.tag);
     if (!lq.tag_id) {
@@ -212,7 +205,7 @@ Table read_table(RecordPages& p, const Visitor& v, const Kind& k, const Form& q,
 
 // The inputs of the filter form, as record_input renders them.
 nlohmann::json filter_inputs(RecordPages& p, const Visitor& v, const Kind& k, const Table& t,
-                             const Form& q) {
+                             const Form& q, const std::vector<domain::TagName>& tags) {
   nlohmann::json out = nlohmann::json::array();
   auto input = [&](const std::string& name, const std::string& label) {
     const std::string error = t.errors.value(name, std::string());
@@ -250,7 +243,7 @@ nlohmann::json filter_inputs(RecordPages& p, const Visitor& v, const Kind& k, co
     nlohmann::json in = input("tag", p.view.text(v, "kind_tag"));
     in["is_select"] = true;
     nlohmann::json options = nlohmann::json::array({any_option(t.tag.empty())});
-    for (const domain::TagName& tag : domain::tag_names(p.records.db(), v.account.id))
+    for (const domain::TagName& tag : tags)
       options.push_back(
           {{"value", tag.slug}, {"label", tag.name}, {"selected", tag.slug == t.tag}});
     in["options"] = std::move(options);
@@ -277,7 +270,8 @@ nlohmann::json filter_inputs(RecordPages& p, const Visitor& v, const Kind& k, co
 
 // The actions a table's ticked rows can take, as <optgroup>s of <option>s
 // whose values bulk() reads: "status:…", "state:…", "tag:<id>", "trash".
-nlohmann::json bulk_actions(RecordPages& p, const Visitor& v, const Kind& k) {
+nlohmann::json bulk_actions(RecordPages& p, const Visitor& v, const Kind& k,
+                            const std::vector<domain::TagName>& tags) {
   nlohmann::json groups = nlohmann::json::array();
   auto group = [&](const std::string& label_key, const std::string& prefix,
                    const std::vector<std::pair<std::string, std::string>>& choices) {
@@ -292,10 +286,11 @@ nlohmann::json bulk_actions(RecordPages& p, const Visitor& v, const Kind& k) {
     for (const std::string& s : domain::statuses())
       statuses.emplace_back(s, p.view.choice_label(v, "status", s));
     group("bulk_move_to", "status:", statuses);
-    std::vector<std::pair<std::string, std::string>> tags;
-    for (const domain::TagName& tag : domain::tag_names(p.records.db(), v.account.id))
-      tags.emplace_back(std::to_string(tag.id), tag.name);
-    group("bulk_add_tag", "tag:", tags);
+    std::vector<std::pair<std::string, std::string>> tag_choices;
+    tag_choices.reserve(tags.size());
+    for (const domain::TagName& tag : tags)
+      tag_choices.emplace_back(std::to_string(tag.id), tag.name);
+    group("bulk_add_tag", "tag:", tag_choices);
   } else if (k.name == "listings") {
     std::vector<std::pair<std::string, std::string>> states;
     for (const std::string& s : k.field("state")->choices)
@@ -316,6 +311,19 @@ std::string query_of(const Table& t) {
 std::string cell_of_time(RecordPages& p, const Visitor& v, const Record& rec,
                          const std::string& name) {
   return rec[name].is_number() ? p.site.format_time(v, rec[name].get<std::int64_t>()) : "";
+}
+
+// The kind's tabs, each keeping the rest of the table as it is.
+nlohmann::json tab_links(RecordPages& p, const Visitor& v, const Kind& k, const Table& t) {
+  nlohmann::json tabs = nlohmann::json::array();
+  for (const domain::Tab& tab : k.tabs) {
+    Pairs pairs = t.keep(true, true, false);
+    pairs.emplace_back("tab", tab.name);
+    tabs.push_back({{"label", p.view.text(v, "tab_" + tab.name)},
+                    {"href", query_href("/" + k.name, pairs)},
+                    {"current", tab.name == t.current_tab}});
+  }
+  return tabs;
 }
 
 // A heading: sorts by its column; when it is the order, the other way.
@@ -422,15 +430,12 @@ Response table_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
   Table t = read_table(p, v, k, q, columns);
   domain::Page page = p.records.list(v.account.id, k, t.lq);
   const std::string path = "/" + k.name;
+  // The person's tags, for the tag filter and the action that adds one.
+  const std::vector<domain::TagName> tags = k.tag_links.empty()
+                                                ? std::vector<domain::TagName>{}
+                                                : domain::tag_names(p.records.db(), v.account.id);
 
-  nlohmann::json tabs = nlohmann::json::array();
-  for (const domain::Tab& tab : k.tabs) {
-    Pairs pairs = t.keep(true, true, false);
-    pairs.emplace_back("tab", tab.name);
-    tabs.push_back({{"label", p.view.text(v, "tab_" + tab.name)},
-                    {"href", query_href(path, pairs)},
-                    {"current", tab.name == t.current_tab}});
-  }
+  nlohmann::json tabs = tab_links(p, v, k, t);
   nlohmann::json headings = nlohmann::json::array();
   nlohmann::json column_choices = nlohmann::json::array();
   nlohmann::json sort_options = nlohmann::json::array();
@@ -474,7 +479,7 @@ Response table_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
       {"board_href", path},
       {"search_hidden", hidden(without(t.keep(), {"q"}))},
       {"filter_hidden", hidden(without(t.keep(), filter_names))},
-      {"filter_inputs", filter_inputs(p, v, k, t, q)},
+      {"filter_inputs", filter_inputs(p, v, k, t, q, tags)},
       {"filter_open", t.filters > 0 || !t.errors.empty()},
       {"filter_count", t.filters > 0 ? std::to_string(t.filters) : ""},
       {"clear_href", t.filters > 0 ? query_href(path, without(t.keep(), filter_names)) : ""},
@@ -482,7 +487,7 @@ Response table_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
       {"columns", column_choices},
       {"sort_options", sort_options},
       {"descending", t.descending},
-      {"bulk_actions", bulk_actions(p, v, k)},
+      {"bulk_actions", bulk_actions(p, v, k, tags)},
       {"return_to", query_href(path, t.keep())},
       {"view", q.get("view")}};
   if (page.next_cursor || page.next_after) {
@@ -635,7 +640,7 @@ namespace peto::web {
 Response save_view(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {
   Form form = Form::parse(r);
   // What the table reads of the query is what is kept: nothing else in it.
-  const Form asked = Form::decode(cut(form.get("query"), domain::SavedViews::kMaxQuery));
+  const Form asked = Form::decode(utf8_cut(form.get("query"), domain::SavedViews::kMaxQuery));
   const std::vector<Column> columns = columns_of(p, v, k);
   const std::string query = query_of(read_table(p, v, k, asked, columns));
   auto saved = domain::SavedViews(p.records.db(), p.site.clock())
