@@ -228,6 +228,10 @@ json me_answer(const domain::Account& a, const domain::ApiToken& token) {
     out["time_zone"] = a.time_zone;
     out["quiet_after_days"] = a.quiet_after_days;
     out["closing_notice_days"] = a.closing_notice_days;
+    out["follow_up_days"] = a.reminders.follow_up_days;
+    out["remind_interviews"] = a.reminders.interviews;
+    out["remind_answer_by"] = a.reminders.answer_by;
+    out["remind_closing"] = a.reminders.closing;
   }
   return out;
 }
@@ -244,11 +248,7 @@ void add_me(Api& api, const Shared& res) {
 
   op = api_operation("updateMe", "Change the profile's settings", "me");
   api_body(op, {{"type", "object"},
-                {"properties",
-                 {{"language", {{"type", "string"}, {"description", "\"\" = the browser's"}}},
-                  {"time_zone", {{"type", "string"}, {"description", "An IANA zone"}}},
-                  {"quiet_after_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}}},
-                  {"closing_notice_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 90}}}}},
+                {"properties", profile_settings_schema()},
                 {"additionalProperties", false}});
   api_answer(op, 200, "The account as it is now", schema_ref("Me"));
   api.add({.method = "PATCH",
@@ -263,6 +263,10 @@ void add_me(Api& api, const Shared& res) {
              auto zone = body.text("time_zone", false, 64);
              auto quiet = body.integer("quiet_after_days");
              auto closing = body.integer("closing_notice_days");
+             auto follow_up = body.integer("follow_up_days");
+             auto interviews = body.boolean("remind_interviews");
+             auto answer_by = body.boolean("remind_answer_by");
+             auto closing_reminders = body.boolean("remind_closing");
              FieldErrors errors = body.finish();
              if (language && !language->empty() && !res->site.catalogue().has_language(*language))
                errors.add("language", "error_language_invalid");
@@ -272,9 +276,16 @@ void add_me(Api& api, const Shared& res) {
                if (!v) return current;
                return *v < 0 || *v > 100000 ? -1 : static_cast<int>(*v);
              };
-             errors = res->site.accounts().update_profile(
-                 a.id, language.value_or(a.language), zone.value_or(a.time_zone),
-                 days(quiet, a.quiet_after_days), days(closing, a.closing_notice_days));
+             domain::Account wanted = a;
+             wanted.language = language.value_or(a.language);
+             wanted.time_zone = zone.value_or(a.time_zone);
+             wanted.quiet_after_days = days(quiet, a.quiet_after_days);
+             wanted.closing_notice_days = days(closing, a.closing_notice_days);
+             wanted.reminders.follow_up_days = days(follow_up, a.reminders.follow_up_days);
+             wanted.reminders.interviews = interviews.value_or(a.reminders.interviews);
+             wanted.reminders.answer_by = answer_by.value_or(a.reminders.answer_by);
+             wanted.reminders.closing = closing_reminders.value_or(a.reminders.closing);
+             errors = res->site.accounts().update_profile(a.id, wanted);
              if (!errors.empty()) return res->api->invalid(c.request, errors);
              auto now = res->site.accounts().find(a.id);
              return Response::json(200, me_answer(now.value_or(a), c.bearer.token));

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "domain/applications.h"
+#include "domain/auto_reminders.h"
 #include "domain/kinds.h"
 
 namespace peto::web {
@@ -142,23 +143,46 @@ json event_schema() {
             "to_status", "end_reason", "interview_id", "actor", "created_at"}}};
 }
 
+json me_schema();
+
+}  // namespace
+
+json profile_settings_schema() {
+  return {{"language", {{"type", "string"}, {"description", "\"\" = the browser's"}}},
+          {"time_zone", {{"type", "string"}, {"description", "An IANA zone"}}},
+          {"quiet_after_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}}},
+          {"closing_notice_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 90}}},
+          {"follow_up_days",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"maximum", domain::kMaxFollowUpDays},
+            {"description", "A follow-up reminder this many days after applying; 0 = none"}}},
+          {"remind_interviews",
+           {{"type", "boolean"}, {"description", "A reminder the day before an interview"}}},
+          {"remind_answer_by",
+           {{"type", "boolean"},
+            {"description", "A reminder the day before an offer's answer-by date"}}},
+          {"remind_closing",
+           {{"type", "boolean"},
+            {"description", "A reminder the day before a listing not applied to closes"}}}};
+}
+
+namespace {
+
 json me_schema() {
+  json properties = profile_settings_schema();
+  properties.update(json{{"id", {{"type", "integer"}}},
+                         {"email", {{"type", "string"}}},
+                         {"is_admin", {{"type", "boolean"}}},
+                         {"token",
+                          {{"type", "object"},
+                           {"properties",
+                            {{"id", {{"type", "integer"}}},
+                             {"name", {{"type", "string"}}},
+                             {"scopes", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+                           {"required", {"id", "name", "scopes"}}}}});
   return {{"type", "object"},
-          {"properties",
-           {{"id", {{"type", "integer"}}},
-            {"email", {{"type", "string"}}},
-            {"is_admin", {{"type", "boolean"}}},
-            {"language", {{"type", "string"}}},
-            {"time_zone", {{"type", "string"}}},
-            {"quiet_after_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}}},
-            {"closing_notice_days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 90}}},
-            {"token",
-             {{"type", "object"},
-              {"properties",
-               {{"id", {{"type", "integer"}}},
-                {"name", {{"type", "string"}}},
-                {"scopes", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
-              {"required", {"id", "name", "scopes"}}}}}},
+          {"properties", properties},
           // The settings are answered only to a token that may read the profile.
           {"required", {"id", "email", "is_admin", "token"}}};
 }

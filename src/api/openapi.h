@@ -16,6 +16,10 @@
 
 namespace peto::web {
 
+// The profile's settings as /api/v1/me answers and takes them: language,
+// time_zone, the days and the automatic reminders' switches.
+nlohmann::json profile_settings_schema();
+
 // "Listing" for listings, "Company" for companies.
 std::string schema_name(const domain::Kind& kind);
 // {"$ref": "#/components/schemas/<name>"}

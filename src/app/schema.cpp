@@ -5,6 +5,7 @@
 #include "connections/connections.h"
 #include "domain/accounts.h"
 #include "domain/api_tokens.h"
+#include "domain/auto_reminders.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
 #include "domain/saved_views.h"
@@ -40,10 +41,11 @@ std::vector<store::Migration> migrations() {
   add(media::Backups::migrations());            // 12
   add(sync::Syncs::migrations());               // 13
   all.push_back(store::ids_never_reused(14));
-  add(domain::Trash::migrations());       // 15
-  add(domain::added_field_migrations());  // 16
-  add(domain::search_migrations());       // 17
-  add(domain::SavedViews::migrations());  // 18
+  add(domain::Trash::migrations());         // 15
+  add(domain::added_field_migrations());    // 16
+  add(domain::search_migrations());         // 17
+  add(domain::SavedViews::migrations());    // 18
+  add(domain::auto_reminder_migrations());  // 19
   return all;
 }
 

@@ -20,7 +20,8 @@ constexpr std::int64_t kDayMs = 24 * 60 * 60 * 1000;
 constexpr std::int64_t kTouchEveryMs = 60 * 1000;
 constexpr std::size_t kMaxPasswordBytes = 1024;  // argon2 takes any length; a form should not
 constexpr const char* kAccountColumns =
-    "id, email, is_admin, active, language, time_zone, quiet_after_days, closing_notice_days";
+    "id, email, is_admin, active, language, time_zone, quiet_after_days, closing_notice_days,"
+    " follow_up_days, remind_interviews, remind_answer_by, remind_closing";
 
 // Thrown inside accept_invite's transaction when another acceptance won.
 struct InviteTaken {};
@@ -106,6 +107,10 @@ Account account_from(const store::Row& r) {
   a.time_zone = r.text("time_zone");
   a.quiet_after_days = static_cast<int>(r.int_at("quiet_after_days"));
   a.closing_notice_days = static_cast<int>(r.int_at("closing_notice_days"));
+  a.reminders.follow_up_days = static_cast<int>(r.int_at("follow_up_days"));
+  a.reminders.interviews = r.int_at("remind_interviews") != 0;
+  a.reminders.answer_by = r.int_at("remind_answer_by") != 0;
+  a.reminders.closing = r.int_at("remind_closing") != 0;
   return a;
 }
 
@@ -270,24 +275,29 @@ FieldErrors Accounts::change_password(std::int64_t id, const std::string& curren
   return errors;
 }
 
-FieldErrors Accounts::update_profile(std::int64_t id, const std::string& language,
-                                     const std::string& time_zone, int quiet_after_days,
-                                     int closing_notice_days) {
+FieldErrors Accounts::update_profile(std::int64_t id, const Account& wanted) {
   FieldErrors errors;
-  if (!valid_language(language)) errors.add("language", "error_language_invalid");
-  if (!is_valid_time_zone(time_zone)) errors.add("time_zone", "error_time_zone_invalid");
-  if (quiet_after_days < 1 || quiet_after_days > 365) {
+  if (!valid_language(wanted.language)) errors.add("language", "error_language_invalid");
+  if (!is_valid_time_zone(wanted.time_zone)) errors.add("time_zone", "error_time_zone_invalid");
+  if (wanted.quiet_after_days < 1 || wanted.quiet_after_days > 365) {
     errors.add("quiet_after_days", "error_quiet_after_days_range");
   }
-  if (closing_notice_days < 1 || closing_notice_days > 90) {
+  if (wanted.closing_notice_days < 1 || wanted.closing_notice_days > 90) {
     errors.add("closing_notice_days", "error_closing_notice_days_range");
+  }
+  const ReminderSwitches& on = wanted.reminders;
+  if (on.follow_up_days < 0 || on.follow_up_days > kMaxFollowUpDays) {
+    errors.add("follow_up_days", "error_follow_up_days_range");
   }
   if (!errors.empty()) return errors;
   db_.write([&](store::Conn& c) {
     c.query(
         "UPDATE users SET language = ?, time_zone = ?, quiet_after_days = ?,"
-        " closing_notice_days = ?, updated_at = ? WHERE id = ?",
-        {language, time_zone, quiet_after_days, closing_notice_days, clock_.now_ms(), id});
+        " closing_notice_days = ?, follow_up_days = ?, remind_interviews = ?,"
+        " remind_answer_by = ?, remind_closing = ?, updated_at = ? WHERE id = ?",
+        {wanted.language, wanted.time_zone, wanted.quiet_after_days, wanted.closing_notice_days,
+         on.follow_up_days, on.interviews ? 1 : 0, on.answer_by ? 1 : 0, on.closing ? 1 : 0,
+         clock_.now_ms(), id});
     follow_time_zone(c, id);
     return true;
   });
@@ -334,7 +344,8 @@ std::optional<Accounts::SessionInfo> Accounts::session(const std::string& token)
   std::int64_t now = clock_.now_ms();
   auto rows = db_.query(
       "SELECT u.id, u.email, u.is_admin, u.active, u.language, u.time_zone,"
-      " u.quiet_after_days, u.closing_notice_days, s.csrf_token, s.last_seen_at"
+      " u.quiet_after_days, u.closing_notice_days, u.follow_up_days, u.remind_interviews,"
+      " u.remind_answer_by, u.remind_closing, s.csrf_token, s.last_seen_at"
       " FROM sessions s JOIN users u ON u.id = s.user_id"
       " WHERE s.id = ? AND s.expires_at > ? AND u.active = 1",
       {id, now});

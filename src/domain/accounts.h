@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "domain/auto_reminders.h"
 #include "domain/field_errors.h"
 #include "store/db.h"
 #include "store/migrate.h"
@@ -39,6 +40,7 @@ struct Account {
   std::string time_zone = "UTC";
   int quiet_after_days = 21;    // 1–365
   int closing_notice_days = 3;  // 1–90
+  ReminderSwitches reminders;   // which reminders peto makes itself
 };
 
 enum class PasswordCost { interactive, test };
@@ -73,11 +75,11 @@ class Accounts {
   // token of the session making the change) stays signed in.
   FieldErrors change_password(std::int64_t id, const std::string& current, const std::string& next,
                               const std::string& keep_session = "");
-  // Saves nothing unless every value is valid. `language` is "" or a code
-  // such as "fr" or "pt-BR" (the web layer also checks it has a catalogue).
-  FieldErrors update_profile(std::int64_t id, const std::string& language,
-                             const std::string& time_zone, int quiet_after_days,
-                             int closing_notice_days);
+  // Sets the profile's settings (language, time_zone, the days, reminders)
+  // to `wanted`'s; its id, e-mail and roles are not read. Saves nothing
+  // unless every value is valid. `language` is "" or a code such as "fr" or
+  // "pt-BR" (the web layer also checks it has a catalogue).
+  FieldErrors update_profile(std::int64_t id, const Account& wanted);
   // Sets the account's time zone to `zone` (a valid one) if it is still the
   // default, UTC, which nobody chose; true when it changed.
   bool adopt_time_zone(std::int64_t id, const std::string& zone);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/utf8.h"
+#include "domain/auto_reminders.h"
 #include "domain/events.h"
 
 namespace peto::domain {
@@ -162,6 +163,7 @@ Written Applications::change_status_in(store::Conn& conn, std::int64_t owner, st
       "SELECT MAX(id) AS event_id FROM application_events WHERE application_id = ?", {id});
   announce_what_you_did(conn, now, id, "status_changed", event[0].int_at("event_id"), from,
                         change.to);
+  keep_reminders_of_application(conn, owner, id, is_sent_status(change.to) && !had_applied_at, now);
   return *records_.get_in(conn, owner, apps, id);
 }
 
@@ -276,6 +278,7 @@ Written Applications::set_outcome_in(store::Conn& conn, std::int64_t owner,
       }
     }
   }
+  keep_reminder(conn, owner, interviews, interview_id, false, now);
   return *records_.get_in(conn, owner, interviews, interview_id);
 }
 

@@ -16,6 +16,7 @@
 #include "core/token.h"
 #include "core/utf8.h"
 #include "domain/applications.h"
+#include "domain/auto_reminders.h"
 #include "domain/trash.h"
 
 namespace peto::domain {
@@ -771,9 +772,9 @@ Written Records::create_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   auto rows = conn.query(
       "INSERT INTO " + kind.name + " (" + names + ") VALUES (" + marks + ") RETURNING id", params);
   std::int64_t id = rows[0].int_at("id");
-  Record r = *get_in(conn, owner, kind, id);
-  after_create(conn, kind, now, r, input.actor);
-  return r;
+  after_create(conn, kind, now, *get_in(conn, owner, kind, id), input.actor);
+  if (input.make_reminders) keep_reminder(conn, owner, kind, id, true, now);
+  return *get_in(conn, owner, kind, id);
 }
 
 Written Records::create(std::int64_t owner, const Kind& kind, const Input& input) {
@@ -792,8 +793,10 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   auto checked = validate(conn, owner, kind, input, id);
   if (auto* errors = std::get_if<FieldErrors>(&checked)) return *errors;
   Columns cols = std::get<Columns>(std::move(checked));
+  const bool dated = has_reminder_date(conn, kind, id);
+  const std::int64_t now = clock_.now_ms();
   std::string sql = "UPDATE " + kind.name + " SET updated_at = ?";
-  store::Params params{clock_.now_ms()};
+  store::Params params{now};
   for (auto& [name, value] : cols) {
     // A reminder moved to another time is announced again at that time (SET
     // reads the row's old due_at).
@@ -808,6 +811,8 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   params.emplace_back(id);
   params.emplace_back(owner);
   conn.query(sql, params);
+  // A date given where there was none may make a reminder; one moved moves it.
+  if (input.make_reminders) keep_reminder(conn, owner, kind, id, !dated, now);
   return *get_in(conn, owner, kind, id);
 }
 

@@ -50,6 +50,9 @@ struct Input {
   // it, typed input may also give a moment as UTC ms (peto's own callers).
   bool strict_types = false;
   std::string actor;  // who the timeline entries a write adds are by ("" = the person)
+  // Whether the write may make an automatic reminder (domain/auto_reminders.h);
+  // false for an import, which brings its own.
+  bool make_reminders = true;
 };
 
 // A place in a sorted list: the sort key of the last record seen (null, a

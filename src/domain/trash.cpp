@@ -24,6 +24,7 @@ struct Link {
   const char* table;
   const char* column;
   Goes goes;
+  const char* also = nullptr;  // a further condition on the rows ("made_for = 'closing'")
 };
 
 // Who points at a row of `table`, in the order rows come back on a restore
@@ -40,7 +41,8 @@ const std::vector<Link>& links_to(const std::string& table) {
        {{"applications", "listing_id", Goes::with_it},
         {"listing_events", "listing_id", Goes::with_it},
         {"notes", "listing_id", Goes::when_alone},
-        {"captures", "listing_id", Goes::stays}}},
+        {"captures", "listing_id", Goes::stays},
+        {"reminders", "made_from", Goes::with_it, "made_for = 'closing'"}}},
       {"applications",
        {{"interviews", "application_id", Goes::with_it},
         {"offers", "application_id", Goes::with_it},
@@ -49,7 +51,11 @@ const std::vector<Link>& links_to(const std::string& table) {
         {"application_tags", "application_id", Goes::with_it},
         {"notes", "application_id", Goes::when_alone},
         {"captures", "application_id", Goes::stays}}},
-      {"interviews", {{"application_events", "interview_id", Goes::stays}}},
+      // An automatic reminder goes with what it is about (auto_reminders.h).
+      {"interviews",
+       {{"application_events", "interview_id", Goes::stays},
+        {"reminders", "made_from", Goes::with_it, "made_for = 'interview'"}}},
+      {"offers", {{"reminders", "made_from", Goes::with_it, "made_for = 'answer_by'"}}},
       {"tags", {{"application_tags", "tag_id", Goes::with_it}}},
   };
   static const std::vector<Link> none;
@@ -149,13 +155,19 @@ struct Gathered {
 void gather(store::Conn& conn, const std::string& table, std::int64_t id, Gathered& g) {
   for (const Link& l : links_to(table)) {
     const std::string child = l.table;
-    auto found = conn.query("SELECT * FROM " + child + " WHERE " + l.column + " = ?", {id});
+    auto found = conn.query("SELECT * FROM " + child + " WHERE " + l.column + " = ?" +
+                                (l.also != nullptr ? std::string(" AND ") + l.also : ""),
+                            {id});
     for (const store::Row& row : found) {
       json j = row_json(row);
+      // Reached twice (an application's reminder made for its interview).
+      if (g.goes(child, j.value("id", json()))) continue;
       switch (l.goes) {
         case Goes::with_it: {
           auto child_id = id_in(j.value("id", json()));
-          g.add(child, std::move(j), true);
+          // A reminder peto made for the record is one of its parts, not a
+          // record of the person's: it goes and comes back without asking.
+          g.add(child, std::move(j), l.also == nullptr);
           if (child_id) gather(conn, child, *child_id, g);
           break;
         }

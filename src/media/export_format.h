@@ -18,7 +18,8 @@ struct Column {
 inline std::vector<Column> kind_marks(const std::string& kind) {
   if (kind == "listings") return {{"closed_at", true}, {"closing_announced_for", false}};
   if (kind == "applications") return {{"quiet_announced_at", true}};
-  if (kind == "reminders") return {{"notified_at", true}};
+  // made_from names a record of the kind made_for says (auto_reminders.h).
+  if (kind == "reminders") return {{"notified_at", true}, {"made_for", false}, {"made_from", true}};
   return {};
 }
 

@@ -102,15 +102,19 @@ json read_everything(store::Conn& conn, std::int64_t owner, const Clock& clock, 
   json doc = {
       {"format", kExportFormat}, {"version", kExportVersion}, {"exported_at", clock.now_ms()}};
   auto user = conn.query(
-      "SELECT email, language, time_zone, quiet_after_days, closing_notice_days FROM users"
-      " WHERE id = ?",
+      "SELECT email, language, time_zone, quiet_after_days, closing_notice_days, follow_up_days,"
+      " remind_interviews, remind_answer_by, remind_closing FROM users WHERE id = ?",
       {owner});
   if (!user.empty()) {
     doc["account"] = {{"email", user[0].text("email")}};
     doc["profile"] = {{"language", user[0].text("language")},
                       {"time_zone", user[0].text("time_zone")},
                       {"quiet_after_days", user[0].int_at("quiet_after_days")},
-                      {"closing_notice_days", user[0].int_at("closing_notice_days")}};
+                      {"closing_notice_days", user[0].int_at("closing_notice_days")},
+                      {"follow_up_days", user[0].int_at("follow_up_days")},
+                      {"remind_interviews", user[0].int_at("remind_interviews") != 0},
+                      {"remind_answer_by", user[0].int_at("remind_answer_by") != 0},
+                      {"remind_closing", user[0].int_at("remind_closing") != 0}};
   }
   auto report = [&](const json& section) {
     p.records_done += static_cast<std::int64_t>(section.size());

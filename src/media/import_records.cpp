@@ -13,6 +13,7 @@
 
 #include "core/i18n.h"
 #include "core/timezone.h"
+#include "domain/auto_reminders.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
 #include "domain/records.h"
@@ -49,8 +50,11 @@ class Importer {
  private:
   std::int64_t mapped(const std::string& at, const std::string& kind, const json& o,
                       const std::string& name, bool required);
+  store::Value made_from(const std::string& at, const json& o);
   void import_profile(const json& p);
   void import_kind(const domain::Kind& k, const json& list);
+  void set_exactly(const domain::Kind& k, const json& o, const std::string& at, std::int64_t id,
+                   bool all_day);
   void import_documents(const json& list);
   void import_events(const json& list);
   void import_tag_links(const json& list);
@@ -82,6 +86,21 @@ std::int64_t Importer::mapped(const std::string& at, const std::string& kind, co
   return it->second;
 }
 
+// What an automatic reminder was made for, in this account: its made_from
+// through the kind its made_for names. Null when the archive says nothing
+// (the reminder comes in as a plain one).
+store::Value Importer::made_from(const std::string& at, const json& o) {
+  auto made_for = opt_text(at, o, "made_for", 20);
+  auto archive_id = opt_int(at, o, "made_from");
+  if (!made_for || made_for->empty() || !archive_id) return {};
+  const std::string kind = domain::made_from_kind(*made_for);
+  if (kind.empty()) refuse(at + ": made_for is not one of its choices");
+  auto& m = ids_[kind];
+  auto it = m.find(*archive_id);
+  if (it == m.end()) refuse(at + ": made_from names no record of the archive");
+  return it->second;
+}
+
 void Importer::import_profile(const json& p) {
   if (p.is_null()) return;
   if (!p.is_object()) refuse("profile is not an object");
@@ -99,11 +118,63 @@ void Importer::import_profile(const json& p) {
   if (!is_valid_time_zone(zone)) refuse("profile: time_zone is not a known time zone");
   if (quiet < 1 || quiet > 365) refuse("profile: quiet_after_days is not between 1 and 365");
   if (closing < 1 || closing > 90) refuse("profile: closing_notice_days is not between 1 and 90");
+  // The automatic reminders' switches (archives before them leave the defaults).
+  const domain::ReminderSwitches defaults;
+  auto follow_up = opt_int(at, p, "follow_up_days").value_or(defaults.follow_up_days);
+  if (follow_up < 0 || follow_up > domain::kMaxFollowUpDays)
+    refuse("profile: follow_up_days is not between 0 and " +
+           std::to_string(domain::kMaxFollowUpDays));
+  auto flag = [&](const char* name, bool otherwise) {
+    const json& v = field(p, name);
+    if (v.is_null()) return otherwise;
+    if (!v.is_boolean()) refuse(std::string("profile: ") + name + " is not true or false");
+    return v.get<bool>();
+  };
   conn_.query(
       "UPDATE users SET language = ?, time_zone = ?, quiet_after_days = ?,"
-      " closing_notice_days = ?, updated_at = ? WHERE id = ?",
-      {language, zone, quiet, closing, clock_.now_ms(), owner_});
+      " closing_notice_days = ?, follow_up_days = ?, remind_interviews = ?,"
+      " remind_answer_by = ?, remind_closing = ?, updated_at = ? WHERE id = ?",
+      {language, zone, quiet, closing, follow_up,
+       flag("remind_interviews", defaults.interviews) ? 1 : 0,
+       flag("remind_answer_by", defaults.answer_by) ? 1 : 0,
+       flag("remind_closing", defaults.closing) ? 1 : 0, clock_.now_ms(), owner_});
   domain::follow_time_zone(conn_, owner_);
+}
+
+// What peto sets itself on record `id`, as the archive has it: the
+// read-only fields and the scheduler's marks.
+void Importer::set_exactly(const domain::Kind& k, const json& o, const std::string& at,
+                           std::int64_t id, bool all_day) {
+  std::string sql;
+  store::Params params;
+  for (const auto& f : k.fields) {
+    bool exact = !f.writable || (k.name == "interviews" && f.name == "ends_at" && !all_day);
+    if (!exact) continue;
+    if (f.type == domain::FieldType::choice) {
+      auto v = opt_text(at, o, f.name, 50).value_or(f.choices.front());
+      if (!one_of(f.choices, v)) refuse(at + ": " + f.name + " is not one of its choices");
+      params.emplace_back(v);
+    } else {
+      params.emplace_back(opt_int(at, o, f.name));
+    }
+    sql += (sql.empty() ? "" : ", ") + f.name + " = ?";
+  }
+  const store::Value from = made_from(at, o);
+  for (const auto& c : format::kind_marks(k.name)) {
+    if (c.name == "made_from")
+      params.push_back(from);
+    else if (c.name == "made_for")
+      params.push_back(from.is_null() ? store::Value()
+                                      : store::Value(o["made_for"].get<std::string>()));
+    else if (c.number)
+      params.emplace_back(opt_int(at, o, c.name));
+    else
+      params.emplace_back(text_value(opt_text(at, o, c.name, 40)));
+    sql += (sql.empty() ? "" : ", ") + c.name + " = ?";
+  }
+  if (sql.empty()) return;
+  params.emplace_back(id);
+  conn_.query("UPDATE " + k.name + " SET " + sql + " WHERE id = ?", params);
 }
 
 void Importer::import_kind(const domain::Kind& k, const json& list) {
@@ -132,6 +203,7 @@ void Importer::import_kind(const domain::Kind& k, const json& list) {
     }
     domain::Input in;
     in.from_form = false;
+    in.make_reminders = false;  // the archive brings its own
     // An all-day record brings its day; its times follow from the day where
     // the person importing it lives.
     const bool all_day = !k.day_field.empty() && field(o, k.day_field).is_string();
@@ -154,32 +226,7 @@ void Importer::import_kind(const domain::Kind& k, const json& list) {
     std::int64_t id = std::get<domain::Record>(made)["id"].get<std::int64_t>();
     m[archive_id] = id;
     ++facts_.records;
-    // What peto sets itself: the read-only fields and the scheduler's marks.
-    std::string sql;
-    store::Params params;
-    for (const auto& f : k.fields) {
-      bool exact = !f.writable || (k.name == "interviews" && f.name == "ends_at" && !all_day);
-      if (!exact) continue;
-      if (f.type == domain::FieldType::choice) {
-        auto v = opt_text(at, o, f.name, 50).value_or(f.choices.front());
-        if (!one_of(f.choices, v)) refuse(at + ": " + f.name + " is not one of its choices");
-        params.emplace_back(v);
-      } else {
-        params.emplace_back(opt_int(at, o, f.name));
-      }
-      sql += (sql.empty() ? "" : ", ") + f.name + " = ?";
-    }
-    for (const auto& c : format::kind_marks(k.name)) {
-      if (c.number)
-        params.emplace_back(opt_int(at, o, c.name));
-      else
-        params.emplace_back(text_value(opt_text(at, o, c.name, 40)));
-      sql += (sql.empty() ? "" : ", ") + c.name + " = ?";
-    }
-    if (!sql.empty()) {
-      params.emplace_back(id);
-      conn_.query("UPDATE " + k.name + " SET " + sql + " WHERE id = ?", params);
-    }
+    set_exactly(k, o, at, id, all_day);
     times_.emplace_back(k.name, id, req_int(at, o, "created_at"), req_int(at, o, "updated_at"));
   }
 }

@@ -283,7 +283,11 @@ json saved_profile(const domain::Account& a) {
   return {{"language", a.language},
           {"time_zone", a.time_zone},
           {"quiet_after_days", std::to_string(a.quiet_after_days)},
-          {"closing_notice_days", std::to_string(a.closing_notice_days)}};
+          {"closing_notice_days", std::to_string(a.closing_notice_days)},
+          {"follow_up_days", std::to_string(a.reminders.follow_up_days)},
+          {"remind_interviews", a.reminders.interviews},
+          {"remind_answer_by", a.reminders.answer_by},
+          {"remind_closing", a.reminders.closing}};
 }
 
 // A whole number typed into a form; nullopt for anything else.
@@ -311,26 +315,41 @@ Response post_profile(Site& site, Request& r, const Visitor& v) {
   json values = {{"language", f.get("language")},
                  {"time_zone", f.get("time_zone")},
                  {"quiet_after_days", f.get("quiet_after_days")},
-                 {"closing_notice_days", f.get("closing_notice_days")}};
+                 {"closing_notice_days", f.get("closing_notice_days")},
+                 {"follow_up_days", f.get("follow_up_days")},
+                 {"remind_interviews", f.get("remind_interviews") == "on"},
+                 {"remind_answer_by", f.get("remind_answer_by") == "on"},
+                 {"remind_closing", f.get("remind_closing") == "on"}};
   domain::FieldErrors errors;
-  std::string language = f.get("language");
-  if (!language.empty() && !site.catalogue().has_language(language)) {
+  domain::Account wanted = v.account;
+  wanted.language = f.get("language");
+  if (!wanted.language.empty() && !site.catalogue().has_language(wanted.language)) {
     errors.add("language", "error_language_invalid");
   }
   // A zone chosen from the list, or typed: "Berlin" is Europe/Berlin.
-  const std::string zone = find_time_zone(f.get("time_zone")).value_or(f.get("time_zone"));
-  if (!is_valid_time_zone(zone)) errors.add("time_zone", "error_time_zone_invalid");
+  wanted.time_zone = find_time_zone(f.get("time_zone")).value_or(f.get("time_zone"));
+  if (!is_valid_time_zone(wanted.time_zone)) errors.add("time_zone", "error_time_zone_invalid");
   auto quiet = form_int(f.get("quiet_after_days"));
   auto closing = form_int(f.get("closing_notice_days"));
+  auto follow_up = form_int(f.get("follow_up_days"));
   if (!quiet || *quiet < 1 || *quiet > 365) {
     errors.add("quiet_after_days", "error_quiet_after_days_range");
   }
   if (!closing || *closing < 1 || *closing > 90) {
     errors.add("closing_notice_days", "error_closing_notice_days_range");
   }
+  if (!follow_up || *follow_up > domain::kMaxFollowUpDays) {
+    errors.add("follow_up_days", "error_follow_up_days_range");
+  }
   // Every field is checked before anything is saved; the domain checks again.
   if (errors.empty()) {
-    errors = site.accounts().update_profile(v.account.id, language, zone, *quiet, *closing);
+    wanted.quiet_after_days = *quiet;
+    wanted.closing_notice_days = *closing;
+    wanted.reminders = {.follow_up_days = *follow_up,
+                        .interviews = values["remind_interviews"].get<bool>(),
+                        .answer_by = values["remind_answer_by"].get<bool>(),
+                        .closing = values["remind_closing"].get<bool>()};
+    errors = site.accounts().update_profile(v.account.id, wanted);
   }
   if (!errors.empty()) return profile_page(site, r, v, 422, values, errors, "");
   return Site::redirect("/profile?saved=profile");

@@ -469,6 +469,10 @@ TEST_P(ResourcesApiTest, MeShowsAndChangesTheProfile) {
   EXPECT_EQ(me.body["time_zone"], "UTC");
   EXPECT_EQ(me.body["quiet_after_days"], 21);
   EXPECT_EQ(me.body["closing_notice_days"], 3);
+  EXPECT_EQ(me.body["follow_up_days"], 7);
+  EXPECT_EQ(me.body["remind_interviews"], true);
+  EXPECT_EQ(me.body["remind_answer_by"], true);
+  EXPECT_EQ(me.body["remind_closing"], false);
   EXPECT_EQ(me.body["token"]["name"], "Phone shortcut");
   EXPECT_EQ(me.body["token"]["scopes"], json::array({"profile:write"}));
 
@@ -480,6 +484,17 @@ TEST_P(ResourcesApiTest, MeShowsAndChangesTheProfile) {
   EXPECT_EQ(changed.body["closing_notice_days"], 3);
   ApiReply again = ana.get(std::string(kApi) + "/me");
   EXPECT_EQ(again.body["time_zone"], "Europe/Lisbon");
+  ApiReply switched =
+      ana.patch(std::string(kApi) + "/me", {{"follow_up_days", 0}, {"remind_closing", true}});
+  ASSERT_EQ(switched.status, 200) << switched.text;
+  EXPECT_EQ(switched.body["follow_up_days"], 0);
+  EXPECT_EQ(switched.body["remind_closing"], true);
+  EXPECT_EQ(switched.body["remind_interviews"], true) << "what is left out stays";
+  EXPECT_TRUE(names_field(ana.patch(std::string(kApi) + "/me", {{"remind_closing", "yes"}}),
+                          "remind_closing"));
+  EXPECT_TRUE(names_field(ana.patch(std::string(kApi) + "/me", {{"follow_up_days", 91}}),
+                          "follow_up_days"));
+  EXPECT_EQ(ana.get(std::string(kApi) + "/me").body["follow_up_days"], 0) << "nothing changed";
 
   // Any valid token reads who it acts for; the settings need profile:read,
   // and changing them profile:write.
@@ -487,7 +502,8 @@ TEST_P(ResourcesApiTest, MeShowsAndChangesTheProfile) {
   ApiReply who = reader.get(std::string(kApi) + "/me");
   ASSERT_EQ(who.status, 200) << who.text;
   EXPECT_EQ(who.body["email"], "ana@example.com");
-  for (const char* setting : {"language", "time_zone", "quiet_after_days", "closing_notice_days"})
+  for (const char* setting : {"language", "time_zone", "quiet_after_days", "closing_notice_days",
+                              "follow_up_days", "remind_closing"})
     EXPECT_FALSE(who.body.contains(setting)) << setting;
   EXPECT_TRUE(
       client(ana_, {"profile:read"}).get(std::string(kApi) + "/me").body.contains("time_zone"));

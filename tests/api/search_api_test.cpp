@@ -23,6 +23,7 @@ class SearchApiTest : public ApiTest {
 
 TEST_P(SearchApiTest, FindsAndSaysWhatMatched) {
   Factory f(db(), clock_);
+  f.without_auto_reminders(ana_);
   const auto acme = f.company(ana_, "Acme Robotics");
   const auto listing = f.listing(ana_, acme, "Robotics Engineer");
   const auto application = f.application(ana_, listing, "applied");

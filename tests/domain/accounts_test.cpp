@@ -216,24 +216,46 @@ TEST_P(AccountsTest, BoundInvitesTakeOnlyTheirAddress) {
 
 TEST_P(AccountsTest, ProfileIsValidatedAsAWhole) {
   Account a = make("ana@example.com");
-  FieldErrors e = accounts().update_profile(a.id, "fr", "Mars/Base", 0, 91);
+  auto profile = [&](const std::string& language, const std::string& zone, int quiet, int closing,
+                     int follow_up = 7) {
+    Account wanted = a;
+    wanted.language = language;
+    wanted.time_zone = zone;
+    wanted.quiet_after_days = quiet;
+    wanted.closing_notice_days = closing;
+    wanted.reminders.follow_up_days = follow_up;
+    return accounts().update_profile(a.id, wanted);
+  };
+  FieldErrors e = profile("fr", "Mars/Base", 0, 91);
   EXPECT_EQ(e.by_field["time_zone"], "error_time_zone_invalid");
   EXPECT_EQ(e.by_field["quiet_after_days"], "error_quiet_after_days_range");
   EXPECT_EQ(e.by_field["closing_notice_days"], "error_closing_notice_days_range");
   EXPECT_FALSE(e.has("language"));
   EXPECT_EQ(accounts().find(a.id)->language, "") << "nothing is saved unless all is valid";
 
-  EXPECT_TRUE(accounts().update_profile(a.id, "x y", "UTC", 21, 3).has("language"));
-  EXPECT_TRUE(accounts().update_profile(a.id, "fr", "UTC", 366, 3).has("quiet_after_days"));
-  EXPECT_TRUE(accounts().update_profile(a.id, "fr", "UTC", 21, 0).has("closing_notice_days"));
+  EXPECT_TRUE(profile("x y", "UTC", 21, 3).has("language"));
+  EXPECT_TRUE(profile("fr", "UTC", 366, 3).has("quiet_after_days"));
+  EXPECT_TRUE(profile("fr", "UTC", 21, 0).has("closing_notice_days"));
+  EXPECT_TRUE(profile("fr", "UTC", 21, 3, -1).has("follow_up_days"));
+  EXPECT_TRUE(profile("fr", "UTC", 21, 3, 91).has("follow_up_days"));
 
-  EXPECT_TRUE(accounts().update_profile(a.id, "fr", "Europe/Lisbon", 365, 90).empty());
+  EXPECT_TRUE(profile("fr", "Europe/Lisbon", 365, 90).empty());
   Account saved = *accounts().find(a.id);
   EXPECT_EQ(saved.language, "fr");
   EXPECT_EQ(saved.time_zone, "Europe/Lisbon");
   EXPECT_EQ(saved.quiet_after_days, 365);
   EXPECT_EQ(saved.closing_notice_days, 90);
-  EXPECT_TRUE(accounts().update_profile(a.id, "", "UTC", 1, 1).empty());
+  EXPECT_EQ(saved.reminders.follow_up_days, 7);
+  EXPECT_TRUE(saved.reminders.interviews);
+  EXPECT_FALSE(saved.reminders.closing) << "a closing date is announced already";
+  Account switched = saved;
+  switched.reminders = {
+      .follow_up_days = 0, .interviews = false, .answer_by = false, .closing = true};
+  EXPECT_TRUE(accounts().update_profile(a.id, switched).empty());
+  EXPECT_EQ(accounts().find(a.id)->reminders.follow_up_days, 0);
+  EXPECT_FALSE(accounts().find(a.id)->reminders.answer_by);
+  EXPECT_TRUE(accounts().find(a.id)->reminders.closing);
+  EXPECT_TRUE(profile("", "UTC", 1, 1).empty());
   EXPECT_EQ(accounts().find(a.id)->language, "");
 }
 

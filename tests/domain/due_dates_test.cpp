@@ -52,7 +52,9 @@ class DueDatesTest : public peto::testing::TwoOwnersTest {
   }
   void zone(const std::string& z) {
     Accounts accounts(db(), clock_);
-    ASSERT_TRUE(accounts.update_profile(owner_, "en", z, 21, 3).empty());
+    Account wanted = *accounts.find(owner_);
+    wanted.time_zone = z;
+    ASSERT_TRUE(accounts.update_profile(owner_, wanted).empty());
   }
   static std::int64_t at(const std::string& local, const std::string& z) {
     return parse_local(local, z).value();

@@ -100,8 +100,10 @@ TEST_P(SortedListsTest, ApplicationsSortByCompanyByStatusInItsOrderAndByWhenSent
 }
 
 TEST_P(SortedListsTest, FiltersByCompanyTagAndDaysWhereTheOwnerLives) {
-  ASSERT_TRUE(
-      Accounts(db(), clock_).update_profile(owner_, "en", "Pacific/Auckland", 21, 3).empty());
+  Accounts accounts(db(), clock_);
+  Account wanted = *accounts.find(owner_);
+  wanted.time_zone = "Pacific/Auckland";
+  ASSERT_TRUE(accounts.update_profile(owner_, wanted).empty());
   peto::testing::Factory make(db(), clock_);
   const auto acme = make.company(owner_, "Acme");
   const auto globex = make.company(owner_, "Globex");

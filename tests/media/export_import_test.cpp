@@ -15,6 +15,7 @@
 #include "app/app.h"
 #include "connections/connections.h"
 #include "core/token.h"
+#include "domain/auto_reminders.h"
 #include "domain/captures.h"
 #include "domain/kinds.h"
 #include "domain/saved_views.h"
@@ -170,8 +171,8 @@ class ExportImportTest : public testing::TwoOwnersTest {
             .save(owner, "applications", "Berlin, sent",
                   "view=table&company=Acme&sort=applied_at")));
     db().query(
-        "UPDATE users SET language = 'sv', time_zone = 'Europe/Stockholm', quiet_after_days = 30"
-        " WHERE id = ?",
+        "UPDATE users SET language = 'sv', time_zone = 'Europe/Stockholm', quiet_after_days = 30,"
+        " follow_up_days = 10, remind_interviews = 1, remind_closing = 1 WHERE id = ?",
         {owner});
     // Due on a day where the person lives, and without a date at all.
     for (json values :
@@ -247,6 +248,8 @@ json normalised(const fs::path& zip) {
       renumber(o, "upload_id", "documents");
       renumber(o, "replaces", "documents");
       renumber(o, "capture_id", "captures");
+      if (section == "reminders" && o["made_for"].is_string())
+        renumber(o, "made_from", domain::made_from_kind(o["made_for"].get<std::string>()));
       if (section == "documents") {
         if (!o["subject_kind"].get<std::string>().empty())
           renumber(o, "subject_id", singular.at(o["subject_kind"].get<std::string>()));
@@ -277,6 +280,14 @@ TEST_P(ExportImportTest, ImportIntoANewAccountReproducesEveryRecordAndFile) {
   EXPECT_EQ(a["documents"].size(), 3u);
   EXPECT_EQ(a["captures"].size(), 1u);
   EXPECT_EQ(a["saved_views"].size(), 1u) << "a person's saved views travel with their records";
+  EXPECT_EQ(a["profile"]["follow_up_days"], 10);
+  EXPECT_EQ(a["profile"]["remind_closing"], true);
+  // The reminders peto made stay tied to what they are about (renumbered
+  // above through made_from), and the import makes none of its own.
+  std::set<std::string> made;
+  for (const json& r : b["reminders"])
+    if (r["made_for"].is_string()) made.insert(r["made_for"].get<std::string>());
+  EXPECT_TRUE(made.count("interview")) << b["reminders"].dump();
 
   // The imported files are on disk under ben's own names, byte for byte.
   std::vector<std::string> bytes_a, bytes_b;

@@ -261,7 +261,8 @@ TEST_P(AccountsHttpTest, UnsafeRequestsNeedTheCsrfToken) {
   std::string body = form_body({{"language", "fr"},
                                 {"time_zone", "Europe/Lisbon"},
                                 {"quiet_after_days", "30"},
-                                {"closing_notice_days", "5"}});
+                                {"closing_notice_days", "5"},
+                                {"follow_up_days", "7"}});
   const std::vector<std::pair<std::string, std::string>> form = {
       {"Content-Type", "application/x-www-form-urlencoded"}};
   auto missing = ana.request("POST", "/profile", body, form);
@@ -387,19 +388,24 @@ TEST_P(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
   auto bad = ana.post_form("/profile", {{"language", "xx"},
                                         {"time_zone", "Mars/Base"},
                                         {"quiet_after_days", "0"},
-                                        {"closing_notice_days", "abc"}});
+                                        {"closing_notice_days", "abc"},
+                                        {"follow_up_days", "91"},
+                                        {"remind_closing", "on"}});
   EXPECT_EQ(bad.status, 422);
   for (const char* text :
        {"Choose a language from the list.", "Enter a time zone name such as Europe/Lisbon.",
         "Enter a whole number from 1 to 365.", "Enter a whole number from 1 to 90.",
-        "aria-describedby=\"language-error\"", "id=\"time_zone-error\"", "value=\"Mars/Base\"",
-        "value=\"abc\""}) {
+        "Enter a whole number from 0 to 90.", "aria-describedby=\"language-error\"",
+        "id=\"time_zone-error\"", "value=\"Mars/Base\"", "value=\"abc\"", "value=\"91\"",
+        "id=\"remind_closing\" name=\"remind_closing\" type=\"checkbox\" checked"}) {
     EXPECT_TRUE(contains(bad.body, text)) << text;
   }
+  EXPECT_FALSE(contains(bad.body, "name=\"remind_interviews\" type=\"checkbox\" checked"))
+      << "the boxes as they were sent, not as saved";
   std::regex invalid("aria-invalid=\"true\"");
   EXPECT_EQ(std::distance(std::sregex_iterator(bad.body.begin(), bad.body.end(), invalid),
                           std::sregex_iterator()),
-            4);
+            5);
   auto saved = accounts().find(ana.account().id);
   EXPECT_EQ(saved->time_zone, "UTC");
   EXPECT_EQ(saved->quiet_after_days, 21);
@@ -415,7 +421,9 @@ TEST_P(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
   auto good = ana.post_form("/profile", {{"language", "fr"},
                                          {"time_zone", "Europe/Lisbon"},
                                          {"quiet_after_days", "30"},
-                                         {"closing_notice_days", "5"}});
+                                         {"closing_notice_days", "5"},
+                                         {"follow_up_days", "10"},
+                                         {"remind_interviews", "on"}});
   EXPECT_EQ(good.status, 303);
   EXPECT_EQ(good.header("Location"), "/profile?saved=profile");
   saved = accounts().find(ana.account().id);
@@ -423,6 +431,10 @@ TEST_P(AccountsHttpTest, ProfileShowsEveryErrorAndSavesNothing) {
   EXPECT_EQ(saved->time_zone, "Europe/Lisbon");
   EXPECT_EQ(saved->quiet_after_days, 30);
   EXPECT_EQ(saved->closing_notice_days, 5);
+  EXPECT_EQ(saved->reminders.follow_up_days, 10);
+  EXPECT_TRUE(saved->reminders.interviews);
+  EXPECT_FALSE(saved->reminders.answer_by) << "a box not ticked is a reminder not wanted";
+  EXPECT_FALSE(saved->reminders.closing);
   // The profile's language wins over the browser's.
   auto french = ana.request("GET", "/profile?saved=profile", "", {{"Accept-Language", "en"}});
   EXPECT_TRUE(contains(french.body, "<html lang=\"fr\">"));
@@ -455,7 +467,8 @@ TEST_P(AccountsHttpTest, TheTimeZoneComesFromTheBrowserUntilOneIsChosen) {
   auto typed = client.post_form("/profile", {{"language", ""},
                                              {"time_zone", "lisbon"},
                                              {"quiet_after_days", "21"},
-                                             {"closing_notice_days", "3"}});
+                                             {"closing_notice_days", "3"},
+                                             {"follow_up_days", "7"}});
   EXPECT_EQ(typed.status, 303) << typed.body;
   EXPECT_EQ(accounts().find(ana.id)->time_zone, "Europe/Lisbon");
 }

@@ -13,6 +13,7 @@
 #include "domain/cards.h"
 #include "domain/records.h"
 #include "formats/ical.h"
+#include "tests/support/factory.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
 #include "tests/support/signed_in_pair.h"
@@ -81,6 +82,7 @@ class FeedPagesTest : public peto::testing::SignedInPairTest {
   // An application for `role` at a company, an interview, an open and a done
   // reminder, all of `owner`. Returns {interview, open, done}.
   std::vector<json> calendar_of(std::int64_t owner, const std::string& role) {
+    peto::testing::Factory(db(), clock_).without_auto_reminders(owner);
     json company = make(owner, "companies", {{"name", "Acme " + role}});
     json listing = make(owner, "listings",
                         {{"role", role}, {"company_id", std::to_string(company["id"].get<int>())}});
@@ -194,8 +196,10 @@ TEST_P(FeedPagesTest, TheProfileShowsTheSectionButNeverTheAddress) {
   EXPECT_FALSE(contains(ana_->get("/profile/feed").body, path));
 
   // In French too.
-  ASSERT_TRUE(
-      site_->accounts().update_profile(ana_->account().id, "fr", "Europe/Paris", 21, 3).empty());
+  domain::Account french = ana_->account();
+  french.language = "fr";
+  french.time_zone = "Europe/Paris";
+  ASSERT_TRUE(site_->accounts().update_profile(french.id, french).empty());
   auto fr = ana_->get("/profile");
   EXPECT_TRUE(contains(fr.body, "Votre adresse de flux fonctionne depuis le 2027-01-15 09:00."))
       << "in the profile's language and time zone";

@@ -18,6 +18,7 @@
 #include "domain/records.h"
 #include "media/documents.h"
 #include "media/exports.h"
+#include "tests/support/factory.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
 #include "tests/support/site_fixture.h"
@@ -251,6 +252,7 @@ TEST_P(RecordsHttpTest, CompaniesAreMatchedByNameWhateverTheCaseAndAccents) {
 
 TEST_P(RecordsHttpTest, ListingToApplicationToReminderOnTheDashboard) {
   SignedInClient ana = person("ana@example.com");
+  peto::testing::Factory(db(), clock_).without_auto_reminders(ana.account().id);
   auto made = ana.post_form(
       "/listings",
       {{"company", "Acme"}, {"role", "Data <engineer>"}, {"url", "https://example.com/jobs/1"}});

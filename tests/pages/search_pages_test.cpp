@@ -17,6 +17,7 @@ class SearchPagesTest : public peto::testing::SignedInPairTest {};
 TEST_P(SearchPagesTest, ResultsAreGroupedMarkedAndLinked) {
   const std::int64_t ana = ana_->account().id;
   testing::Factory f(db(), clock_);
+  f.without_auto_reminders(ana);
   const auto acme = f.company(ana, "Acme Robotics");
   const auto listing = f.listing(ana, acme, "Robotics Engineer");
   const auto application = f.application(ana, listing, "applied");

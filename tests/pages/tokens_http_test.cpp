@@ -41,8 +41,9 @@ class TokensHttpTest : public peto::testing::SiteTest {
     ana_ = std::make_unique<SignedInClient>(
         SignedInClient::with_session(port(), site_->accounts(), "ana@example.com"));
     // Asia/Tokyo is UTC+9 all year: the page must show its times there.
-    ASSERT_TRUE(
-        site_->accounts().update_profile(ana_->account().id, "", "Asia/Tokyo", 21, 3).empty());
+    domain::Account tokyo = ana_->account();
+    tokyo.time_zone = "Asia/Tokyo";
+    ASSERT_TRUE(site_->accounts().update_profile(tokyo.id, tokyo).empty());
   }
 
   domain::ApiTokens tokens() { return domain::ApiTokens(db(), clock_); }

@@ -43,6 +43,11 @@ struct AccountOptions {
   std::optional<std::string> time_zone = std::nullopt;
   std::optional<int> quiet_after_days = std::nullopt;
   std::optional<int> closing_notice_days = std::nullopt;
+  // The reminders peto makes itself start switched off here, so that a test
+  // about something else sees only the reminders it made;
+  // tests/domain/auto_reminders_test.cpp switches them on.
+  domain::ReminderSwitches reminders = {
+      .follow_up_days = 0, .interviews = false, .answer_by = false, .closing = false};
   bool active = true;
   bool admin = false;  // the first account ever made is admin whatever this says
 };
@@ -77,17 +82,30 @@ class Factory {
     if (auto* errors = std::get_if<domain::FieldErrors>(&made))
       refused("account " + email, *errors);
     const domain::Account account = std::get<domain::Account>(made);
-    if (options.language || options.time_zone || options.quiet_after_days ||
-        options.closing_notice_days) {
-      auto errors = accounts.update_profile(
-          account.id, options.language.value_or(account.language),
-          options.time_zone.value_or(account.time_zone),
-          options.quiet_after_days.value_or(account.quiet_after_days),
-          options.closing_notice_days.value_or(account.closing_notice_days));
+    {
+      domain::Account wanted = account;
+      wanted.language = options.language.value_or(account.language);
+      wanted.time_zone = options.time_zone.value_or(account.time_zone);
+      wanted.quiet_after_days = options.quiet_after_days.value_or(account.quiet_after_days);
+      wanted.closing_notice_days =
+          options.closing_notice_days.value_or(account.closing_notice_days);
+      wanted.reminders = options.reminders;
+      auto errors = accounts.update_profile(account.id, wanted);
       if (!errors.empty()) refused("profile of " + email, errors);
     }
     if (!options.active) accounts.set_active(account.id, false);
     return account.id;
+  }
+
+  // Switches off the reminders peto makes itself for an account made
+  // elsewhere (a signed-in client's): for a test about something else that
+  // counts reminders or search hits.
+  void without_auto_reminders(std::int64_t owner) {
+    domain::Accounts accounts(db_, clock_);
+    domain::Account wanted = *accounts.find(owner);
+    wanted.reminders = AccountOptions{}.reminders;
+    auto errors = accounts.update_profile(owner, wanted);
+    if (!errors.empty()) refused("profile", errors);
   }
 
   std::int64_t company(std::int64_t owner, const std::string& name) {

@@ -151,7 +151,10 @@ class RealServersTest : public testing::EngineTest {
         records().update(owner_, domain::kind(kind), id, in)));
   }
   void zone(const std::string& z) {
-    ASSERT_TRUE(domain::Accounts(db(), clock_).update_profile(owner_, "en", z, 21, 3).empty());
+    domain::Accounts accounts(db(), clock_);
+    domain::Account wanted = *accounts.find(owner_);
+    wanted.time_zone = z;
+    ASSERT_TRUE(accounts.update_profile(owner_, wanted).empty());
   }
   json one(const std::string& kind, const std::string& field, const std::string& value) {
     for (const json& r : all(kind))
