@@ -362,6 +362,8 @@ class Story {
                     {"benefits", "Pension 4.5 %, wellness allowance, 30 days of holiday."}});
   }
 
+  // The person's own reminders; the follow-ups, the eve of the on-site and
+  // the offer's answer-by are the ones peto makes itself.
   void reminders() {
     struct R {
       const char* title;
@@ -370,11 +372,9 @@ class Story {
       bool done;
     };
     const R list[] = {
-        {"Follow up with Müller Logistik", -2 * kDay, 3, false},
         {"Send references to Ståhl & Berg", -5 * kHour, 0, false},
         {"Update CV with the Rust project", -1 * kDay, -1, false},
         {"Prepare the on-site: system design", 2 * kDay, 1, false},
-        {"Answer the offer", 5 * kDay, 0, false},
         {"Check Brouwer Digital's payments role", 4 * kDay, 10, false},
         {"Thank-you e-mail after the video call", -6 * kDay, 1, true},
         {"Finish the take-home exercise", -9 * kDay, 6, true},

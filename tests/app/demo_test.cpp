@@ -29,7 +29,7 @@ TEST_P(DemoTest, LoadsTheWholeStory) {
   EXPECT_EQ(count("contacts", owner), 8);
   EXPECT_EQ(count("listings", owner), 30);
   EXPECT_EQ(count("applications", owner), 20);
-  EXPECT_EQ(count("reminders", owner), 8);
+  EXPECT_EQ(count("reminders", owner), 6);
   EXPECT_EQ(count("reminders", owner, " AND done_at IS NOT NULL"), 2);
   EXPECT_EQ(count("interviews", owner), 2);
   EXPECT_EQ(count("interviews", owner,
@@ -60,6 +60,21 @@ TEST_P(DemoTest, LoadsTheWholeStory) {
                        {clock_.now_ms()})[0]
                 .int_at(0),
             0);
+}
+
+TEST_P(DemoTest, TheRemindersPetoMakesAreInTheStoryToo) {
+  // As `peto demo` makes its account: with the automatic reminders on.
+  std::int64_t owner = peto::testing::Factory(db(), clock_)
+                           .account("demo@example.com", {.reminders = domain::ReminderSwitches{}});
+  app::load_demo(db(), clock_, owner);
+  const std::string open = " AND done_at IS NULL AND made_for = ";
+  EXPECT_EQ(count("reminders", owner, open + "'interview'"), 1) << "the eve of the on-site";
+  EXPECT_EQ(count("reminders", owner, " AND done_at IS NOT NULL AND made_for = 'interview'"), 1)
+      << "the video call was held";
+  EXPECT_EQ(count("reminders", owner, open + "'answer_by'"), 1);
+  EXPECT_GE(count("reminders", owner, open + "'follow_up'"), 1);
+  EXPECT_GE(count("reminders", owner, " AND done_at IS NOT NULL AND made_for = 'follow_up'"), 1)
+      << "answered since";
 }
 
 TEST_P(DemoTest, StatusesWereReachedThroughTheStatusMachine) {
@@ -99,8 +114,9 @@ TEST_P(DemoTest, TheDashboardHasSomethingInEveryList) {
   std::int64_t owner = account("demo@example.com");
   app::load_demo(db(), clock_, owner);
   auto d = domain::dashboard(db(), owner, clock_.now_ms(), domain::today_utc(clock_), 21, 3);
-  EXPECT_EQ(d.reminders_due.size(), 3u);
-  EXPECT_EQ(d.reminders_upcoming.size(), 3u);
+  // The person's own; the ones peto makes itself add to both lists.
+  EXPECT_EQ(d.reminders_due.size(), 2u);
+  EXPECT_EQ(d.reminders_upcoming.size(), 2u);
   EXPECT_EQ(d.closing_soon.size(), 3u);
   EXPECT_EQ(d.interviews.size(), 1u);
   EXPECT_GE(d.gone_quiet.size(), 2u);
