@@ -278,7 +278,7 @@ Written Applications::set_outcome_in(store::Conn& conn, std::int64_t owner,
       }
     }
   }
-  keep_reminder(conn, owner, interviews, interview_id, false, now);
+  keep_reminder(conn, owner, interviews, interview_id, DateChange::none, now);
   return *records_.get_in(conn, owner, interviews, interview_id);
 }
 

@@ -46,7 +46,7 @@ struct Wanted {
 // Which reminder a kind of record makes; the statement that reads what it
 // needs (its date as a day or a moment, whether it still wants a reminder,
 // its application, role and company); and its date alone, for
-// has_reminder_date.
+// reminder_date.
 struct Source {
   const char* kind;
   const char* made_for;
@@ -104,15 +104,13 @@ bool switched_on(const Source& s, const ReminderSwitches& on) {
   return on.closing;
 }
 
-// The reminder `row` calls for, or nullopt: switched off, no date, its
-// reason gone, or its time already past.
-std::optional<Wanted> wanted(const Source& s, const store::Row& row, const Person& p,
-                             std::int64_t now) {
+// The reminder `row` calls for, or nullopt: switched off, no date, or its
+// reason gone. Whether its time has passed is for the caller to weigh.
+std::optional<Wanted> wanted(const Source& s, const store::Row& row, const Person& p) {
   if (!switched_on(s, p.switches) || row.int_at("live") == 0) return std::nullopt;
   Wanted w;
   if (!row.is_null("application_id")) w.application_id = row.int_at("application_id");
   const std::string made_for = s.made_for;
-  const std::string today = local_date(now, p.zone);
   if (made_for == "follow_up") {
     if (row.is_null("at_ms")) return std::nullopt;
     w.due_on = add_days(local_date(row.int_at("at_ms"), p.zone), p.switches.follow_up_days);
@@ -120,15 +118,18 @@ std::optional<Wanted> wanted(const Source& s, const store::Row& row, const Perso
     w.due_on = add_days(row.text("day"), -1);
   } else if (!row.is_null("at_ms")) {
     w.due_at = row.int_at("at_ms") - kDayMs;
-    if (*w.due_at <= now) return std::nullopt;
   } else {
     return std::nullopt;
   }
-  if (!w.due_on.empty() && w.due_on < today) return std::nullopt;
   w.title =
       Catalogue::shared().fill(p.language, "auto_reminder_" + made_for,
                                {{"role", row.text("role")}, {"company", row.text("company")}});
   return w;
+}
+
+bool past(const Wanted& w, const Person& p, std::int64_t now) {
+  if (w.due_at) return *w.due_at <= now;
+  return w.due_on < local_date(now, p.zone);
 }
 
 // The moment an all-day reminder is due: the start of its day where the
@@ -162,56 +163,66 @@ void move(store::Conn& conn, const store::Row& reminder, const Wanted& w, const 
        reminder.int_at("id")});
 }
 
-void keep(store::Conn& conn, std::int64_t owner, const Source& s, std::int64_t id, bool may_make,
-          const Person& p, std::int64_t now) {
+void keep(store::Conn& conn, std::int64_t owner, const Source& s, std::int64_t id,
+          DateChange change, const Person& p, std::int64_t now) {
   auto rows = conn.query(s.read, {id, owner});
   auto existing = conn.query(
       "SELECT id, due_at, due_on, done_at FROM reminders WHERE made_for = ? AND made_from = ?"
       " AND owner_id = ?",
       {std::string(s.made_for), id, owner});
   std::optional<Wanted> w;
-  if (!rows.empty()) w = wanted(s, rows[0], p, now);
+  if (!rows.empty()) w = wanted(s, rows[0], p);
   if (existing.empty()) {
-    if (w && may_make) make(conn, owner, s, id, *w, p, now);
-    return;
-  }
-  if (w) {
+    if (w && change == DateChange::given && !past(*w, p, now)) make(conn, owner, s, id, *w, p, now);
+  } else if (!w) {
+    if (existing[0].is_null("done_at"))
+      conn.query("UPDATE reminders SET done_at = ?, updated_at = ? WHERE id = ?",
+                 {now, now, existing[0].int_at("id")});
+  } else if (change != DateChange::none) {
+    // Only a change of the date moves it: a snooze outlives an edit of the
+    // interview's place.
     move(conn, existing[0], *w, p, now);
-  } else if (existing[0].is_null("done_at")) {
-    conn.query("UPDATE reminders SET done_at = ?, updated_at = ? WHERE id = ?",
-               {now, now, existing[0].int_at("id")});
   }
 }
 
 }  // namespace
 
 void keep_reminder(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id,
-                   bool may_make, std::int64_t now) {
+                   DateChange change, std::int64_t now) {
   const Source* s = source_of(kind.name);
   if (s == nullptr) return;
-  keep(conn, owner, *s, id, may_make, person(conn, owner), now);
+  keep(conn, owner, *s, id, change, person(conn, owner), now);
 }
 
 void keep_reminders_of_application(store::Conn& conn, std::int64_t owner,
                                    std::int64_t application_id, bool first_sent, std::int64_t now) {
   const Person p = person(conn, owner);
-  keep(conn, owner, *source_of("applications"), application_id, first_sent, p, now);
+  keep(conn, owner, *source_of("applications"), application_id,
+       first_sent ? DateChange::given : DateChange::none, p, now);
   for (const char* table : {"interviews", "offers"})
     for (const auto& row :
          conn.query(std::string("SELECT id FROM ") + table + " WHERE application_id = ?",
                     {application_id}))
-      keep(conn, owner, *source_of(table), row.int_at("id"), false, p, now);
+      keep(conn, owner, *source_of(table), row.int_at("id"), DateChange::none, p, now);
   auto listing = conn.query("SELECT listing_id FROM applications WHERE id = ?", {application_id});
   if (!listing.empty())
-    keep(conn, owner, *source_of("listings"), listing[0].int_at("listing_id"), false, p, now);
+    keep(conn, owner, *source_of("listings"), listing[0].int_at("listing_id"), DateChange::none, p,
+         now);
 }
 
-bool has_reminder_date(store::Conn& conn, const Kind& kind, std::int64_t id) {
+std::optional<std::string> reminder_date(store::Conn& conn, const Kind& kind, std::int64_t id) {
   const Source* s = source_of(kind.name);
-  if (s == nullptr) return false;
+  if (s == nullptr) return std::nullopt;
   auto rows = conn.query(
       "SELECT " + std::string(s->date) + " AS d FROM " + kind.name + " WHERE id = ?", {id});
-  return !rows.empty() && !rows[0].is_null("d");
+  if (rows.empty() || rows[0].is_null("d")) return std::nullopt;
+  return rows[0].text("d");
+}
+
+DateChange date_change(const std::optional<std::string>& before,
+                       const std::optional<std::string>& after) {
+  if (!before) return after ? DateChange::given : DateChange::none;
+  return before != after ? DateChange::moved : DateChange::none;
 }
 
 std::string made_from_kind(const std::string& made_for) {

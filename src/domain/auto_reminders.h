@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,13 +49,22 @@ struct ReminderSwitches {
 
 inline constexpr int kMaxFollowUpDays = 90;
 
-// Keeps the automatic reminder of one record in step after a write to it:
-// `kind` is applications (its follow-up), interviews, offers or listings;
-// any other kind is ignored. `may_make`: this change is one that makes a
-// reminder (see above). Reads the record as it is now, in `conn`'s
-// transaction.
+// What a write did to the date a record's reminder hangs on.
+enum class DateChange {
+  none,   // left it alone (or there is none)
+  given,  // the record was made, or got a date it did not have
+  moved,  // changed it, or cleared it
+};
+
+// Keeps the automatic reminder of one record in step after a write to it,
+// reading the record as it is now in `conn`'s transaction: `kind` is
+// applications (its follow-up), interviews, offers or listings; any other
+// kind is ignored. A reminder is made only on DateChange::given (and not
+// for a time already past) and moved only when the date changed, so a
+// snoozed reminder stays snoozed through other edits; whatever the change,
+// one whose reason has gone is marked done.
 void keep_reminder(store::Conn& conn, std::int64_t owner, const Kind& kind, std::int64_t id,
-                   bool may_make, std::int64_t now);
+                   DateChange change, std::int64_t now);
 
 // After an application's status changed: its follow-up, and the reminders of
 // its interviews, offers and listing, which may no longer be wanted.
@@ -62,9 +72,12 @@ void keep_reminder(store::Conn& conn, std::int64_t owner, const Kind& kind, std:
 void keep_reminders_of_application(store::Conn& conn, std::int64_t owner,
                                    std::int64_t application_id, bool first_sent, std::int64_t now);
 
-// Whether the record has the date its reminder hangs on now (a change that
-// gives it one may make a reminder).
-bool has_reminder_date(store::Conn& conn, const Kind& kind, std::int64_t id);
+// The date a record's reminder hangs on, as text (a day, or a moment's
+// digits); nullopt when it has none or its kind makes no reminder. Read
+// before and after a write, it tells the DateChange.
+std::optional<std::string> reminder_date(store::Conn& conn, const Kind& kind, std::int64_t id);
+DateChange date_change(const std::optional<std::string>& before,
+                       const std::optional<std::string>& after);
 
 // The kind of record a made_for names ("interview" → "interviews"); "" for
 // none.

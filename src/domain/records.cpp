@@ -773,7 +773,7 @@ Written Records::create_in(store::Conn& conn, std::int64_t owner, const Kind& ki
       "INSERT INTO " + kind.name + " (" + names + ") VALUES (" + marks + ") RETURNING id", params);
   std::int64_t id = rows[0].int_at("id");
   after_create(conn, kind, now, *get_in(conn, owner, kind, id), input.actor);
-  if (input.make_reminders) keep_reminder(conn, owner, kind, id, true, now);
+  if (input.make_reminders) keep_reminder(conn, owner, kind, id, DateChange::given, now);
   return *get_in(conn, owner, kind, id);
 }
 
@@ -793,7 +793,7 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   auto checked = validate(conn, owner, kind, input, id);
   if (auto* errors = std::get_if<FieldErrors>(&checked)) return *errors;
   Columns cols = std::get<Columns>(std::move(checked));
-  const bool dated = has_reminder_date(conn, kind, id);
+  const auto date_before = reminder_date(conn, kind, id);
   const std::int64_t now = clock_.now_ms();
   std::string sql = "UPDATE " + kind.name + " SET updated_at = ?";
   store::Params params{now};
@@ -812,7 +812,9 @@ Written Records::update_in(store::Conn& conn, std::int64_t owner, const Kind& ki
   params.emplace_back(owner);
   conn.query(sql, params);
   // A date given where there was none may make a reminder; one moved moves it.
-  if (input.make_reminders) keep_reminder(conn, owner, kind, id, !dated, now);
+  if (input.make_reminders)
+    keep_reminder(conn, owner, kind, id, date_change(date_before, reminder_date(conn, kind, id)),
+                  now);
   return *get_in(conn, owner, kind, id);
 }
 

@@ -113,6 +113,16 @@ TEST_P(AutoRemindersTest, AFollowUpAWeekAfterApplyingWhileTheApplicationWaits) {
   EXPECT_TRUE(made("follow_up").size() == 1u);
 }
 
+TEST_P(AutoRemindersTest, AFollowUpPastItsDayStaysToDoWhileTheApplicationWaits) {
+  std::int64_t a = apply();
+  clock_.advance(std::chrono::hours(24 * 10));
+  status(a, "acknowledged");
+  auto rows = made("follow_up");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].is_null("done_at")) << "overdue is not answered";
+  EXPECT_EQ(rows[0].text("due_on"), "2027-01-22") << "and not moved";
+}
+
 TEST_P(AutoRemindersTest, ADraftHasNoFollowUpUntilItIsSent) {
   std::int64_t a = apply("draft");
   EXPECT_TRUE(made("follow_up").empty());
@@ -167,6 +177,11 @@ TEST_P(AutoRemindersTest, TheDayBeforeAnInterviewMovesWithItAndEndsWhenItIsCance
   update("reminders", rows[0].int_at("id"), {{"title", "Read the team's blog"}});
   reschedule(i, "2027-01-28 15:30");
   EXPECT_EQ(made("interview")[0].text("title"), "Read the team's blog");
+
+  // Snoozed, it stays snoozed through an edit that leaves the date alone.
+  update("reminders", rows[0].int_at("id"), {{"due_at", at("2027-01-27 20:00")}});
+  update("interviews", i, {{"place", "Room 4"}});
+  EXPECT_EQ(made("interview")[0].int_at("due_at"), at("2027-01-27 20:00"));
 
   written(apps_->set_outcome(owner_, i, "cancelled"));
   rows = made("interview");
