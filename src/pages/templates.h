@@ -59,6 +59,8 @@ class Templates {
 
   // The source of template `name`; throws std::runtime_error when missing.
   std::string source(const std::string& name) const;
+  // The same with every `{{> partial}}` replaced by the partial's own text.
+  std::string expanded(const std::string& name) const;
 
  private:
   std::filesystem::path folder_;
@@ -69,6 +71,7 @@ class Templates {
   std::unique_ptr<Pool> pool_;
   std::shared_ptr<const Shared> globals_shared_;
 
+  std::string expand(const std::string& name, int depth) const;
   std::string render_with(const std::string& name, const nlohmann::json& data,
                           const Shared* shared) const;
   // `data` is the converted mustache data (kept out of this header).

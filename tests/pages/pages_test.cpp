@@ -126,6 +126,38 @@ TEST(TemplatesTest, EscapesValuesAndIncludesPartials) {
             "<body><nav>peto</nav><p>&lt;b&gt;&amp;&quot;&apos;</p><i>1</i><i>two</i>[3]</body>");
 }
 
+// Partials are written into their template before it is parsed: the output
+// is what rendering each partial in place gives, in any section and nesting.
+TEST(TemplatesTest, PartialsInSectionsAndPartialsRenderInPlace) {
+  peto::testing::TempDir dir;
+  std::ofstream(dir.path() / "row.mustache") << "<li>{{name}}{{>  mark }}</li>\n";
+  std::ofstream(dir.path() / "mark.mustache") << "{{#done}} ✓{{/done}}";
+  std::ofstream(dir.path() / "list.mustache")
+      << "<ul>\n  {{#rows}}{{> row}}{{/rows}}\n</ul>{{^rows}}{{>mark}}{{/rows}}";
+  Templates t(dir.path());
+  ASSERT_TRUE(t.load());
+  EXPECT_EQ(t.expanded("list"),
+            "<ul>\n  {{#rows}}<li>{{name}}{{#done}} ✓{{/done}}</li>\n{{/rows}}\n</ul>"
+            "{{^rows}}{{#done}} ✓{{/done}}{{/rows}}");
+  json rows = {{"rows", {{{"name", "a"}, {"done", true}}, {{"name", "<b>"}}}}};
+  EXPECT_EQ(t.render("list", rows), "<ul>\n  <li>a ✓</li>\n<li>&lt;b&gt;</li>\n</ul>");
+  EXPECT_EQ(t.render("list", {{"done", true}}), "<ul>\n  \n</ul> ✓");
+}
+
+TEST(TemplatesTest, APartialThatIncludesItselfOrIsMissingFailsTheLoad) {
+  peto::testing::TempDir dir;
+  std::ofstream(dir.path() / "loop.mustache") << "again {{> loop}}";
+  Status s = Templates(dir.path()).load();
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("one includes itself"), std::string::npos) << s.message();
+
+  peto::testing::TempDir other;
+  std::ofstream(other.path() / "page.mustache") << "{{> absent}}";
+  s = Templates(other.path()).load();
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("absent.mustache"), std::string::npos) << s.message();
+}
+
 TEST(TemplatesTest, MissingOrBrokenTemplatesAreClearErrors) {
   peto::testing::TempDir dir;
   Templates missing_folder(dir.path() / "nope");
