@@ -1,5 +1,6 @@
 #include "pages/calendar_pages.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -19,6 +20,10 @@ namespace {
 using nlohmann::json;
 
 constexpr int kAgendaDays = 28;
+// A month's cell names its first few items and links to its week for the
+// rest; the agenda lists the first overdue reminders and links to all.
+constexpr std::size_t kShownInACell = 3;
+constexpr std::size_t kOverdueShown = 10;
 
 bool is_day(const std::string& s) { return s.size() == 10 && parse_date_utc_ms(s).has_value(); }
 
@@ -80,18 +85,27 @@ class CalendarView {
     q.to = span_.to;
     q.now = site_.clock().now_ms();
     q.with_overdue = view_ == "agenda" && span_.from <= today_;
-    for (const domain::AgendaItem& i : domain::agenda(site_.db(), v_.account.id, q))
-      (i.overdue && view_ == "agenda" ? overdue_ : by_day_[i.day]).push_back(item(i));
-    json out = {{"title", text("title_calendar")},
-                {"views", views()},
-                {"heading", heading()},
-                {"earlier_href", href(view_, span_.earlier)},
-                {"later_href", href(view_, span_.later)},
-                {"today_href", href(view_, today_)},
-                {"return_to", href(view_, date_)},
-                {"overdue", overdue_},
-                {"has_overdue", !overdue_.empty()},
-                {"is_month", view_ == "month"}};
+    std::size_t overdue = 0;
+    for (const domain::AgendaItem& i : domain::agenda(site_.db(), v_.account.id, q)) {
+      if (i.overdue && view_ == "agenda") {
+        if (++overdue <= kOverdueShown) overdue_.push_back(item(i));
+      } else {
+        by_day_[i.day].push_back(i);
+      }
+    }
+    json out = {
+        {"title", text("title_calendar")},
+        {"views", views()},
+        {"heading", heading()},
+        {"earlier_href", href(view_, span_.earlier)},
+        {"later_href", href(view_, span_.later)},
+        {"today_href", href(view_, today_)},
+        {"return_to", href(view_, date_)},
+        {"overdue", overdue_},
+        {"overdue_more",
+         overdue > kOverdueShown ? counted("calendar_overdue_more", overdue - kOverdueShown) : ""},
+        {"has_overdue", !overdue_.empty()},
+        {"is_month", view_ == "month"}};
     if (view_ == "month")
       out["weeks"] = weeks();
     else
@@ -103,6 +117,12 @@ class CalendarView {
  private:
   std::string text(const std::string& key) const {
     return site_.catalogue().text(v_.language, key);
+  }
+
+  // The "_one" or "_other" message of `key` with {n}.
+  std::string counted(const std::string& key, std::size_t n) const {
+    return site_.catalogue().fill(v_.language, key + (n == 1 ? "_one" : "_other"),
+                                  {{"n", std::to_string(n)}});
   }
 
   static std::string href(const std::string& view, const std::string& date) {
@@ -124,6 +144,8 @@ class CalendarView {
     return short_date(span_.from, false) + " – " + short_date(last, false);
   }
 
+  // An item with its record's link; a reminder still to do with its Done
+  // and Snooze forms too, but not in a month's cell (too narrow for them).
   json item(const domain::AgendaItem& i) const {
     const std::string what =
         i.kind == "reminders" ? i.title
@@ -137,7 +159,7 @@ class CalendarView {
                 {"time", i.at ? format_local(*i.at, v_.time_zone, "%H:%M") : ""},
                 {"done", i.done},
                 {"overdue", i.overdue}};
-    if (i.kind == "reminders" && !i.done)
+    if (i.kind == "reminders" && !i.done && view_ != "month")
       out["reminder"] = {{"done_action", record + "/done"},
                          {"snooze_action", record + "/snooze"},
                          {"select_id", "snooze-" + std::to_string(i.id)}};
@@ -146,14 +168,22 @@ class CalendarView {
 
   json day_entry(const std::string& day) {
     auto it = by_day_.find(day);
-    json items = it == by_day_.end() ? json::array() : it->second;
-    return {{"day", day},
-            {"label", short_date(day, true)},
-            {"number", std::stoi(day.substr(8, 2))},
-            {"today", day == today_},
-            {"in_month", day.substr(0, 7) == date_.substr(0, 7)},
-            {"items", items},
-            {"none", items.empty()}};
+    const std::size_t all = it == by_day_.end() ? 0 : it->second.size();
+    const std::size_t shown = view_ == "month" ? std::min(all, kShownInACell) : all;
+    json items = json::array();
+    for (std::size_t n = 0; n < shown; ++n) items.push_back(item(it->second[n]));
+    json out = {{"day", day},
+                {"label", short_date(day, true)},
+                {"number", std::stoi(day.substr(8, 2))},
+                {"today", day == today_},
+                {"in_month", day.substr(0, 7) == date_.substr(0, 7)},
+                {"items", items},
+                {"none", items.empty()}};
+    if (shown < all)
+      out["more"] = {{"label", counted("calendar_more", all - shown)},
+                     {"on", out["label"]},
+                     {"href", href("week", day) + "#day-" + day}};
+    return out;
   }
 
   // The agenda: the days that have something; a week: all seven.
@@ -179,7 +209,7 @@ class CalendarView {
   std::string view_, date_, today_;
   Span span_;
   json overdue_ = json::array();
-  std::map<std::string, json> by_day_;
+  std::map<std::string, std::vector<domain::AgendaItem>> by_day_;
 };
 
 Response calendar_page(Site& site, Request& r, const Visitor& v) {

@@ -67,6 +67,43 @@ TEST_P(CalendarPagesTest, AgendaWeekAndMonthShowWhatFallsWhen) {
       << "a day that is not one shows today";
 }
 
+// A busy day in the month names its first three items and links to its week
+// for the rest; a cell has no forms (the week and the agenda have them). The
+// agenda lists ten overdue reminders and links to them all.
+TEST_P(CalendarPagesTest, ABusyMonthCellAndALongOverdueListLinkToTheRest) {
+  const std::int64_t ana = ana_->account().id;
+  for (int n = 1; n <= 5; ++n)
+    reminder(ana, "Busy " + std::to_string(n), "2027-01-20T0" + std::to_string(n) + ":00");
+  for (int n = 10; n < 22; ++n) {
+    const int day = n - 8;  // the 2nd to the 13th
+    reminder(ana, "Late " + std::to_string(n),
+             std::string("2027-01-") + (day < 10 ? "0" : "") + std::to_string(day) + "T07:00");
+  }
+
+  auto month = ana_->get("/calendar?view=month&date=2027-01-05");
+  ASSERT_EQ(month.status, 200);
+  const std::string& m = month.body;
+  EXPECT_NE(at(m, ">Busy 3</a>"), std::string::npos);
+  EXPECT_EQ(at(m, ">Busy 4</a>"), std::string::npos) << "past the third";
+  EXPECT_NE(at(m, "href=\"/calendar?view=week&amp;date=2027-01-20#day-2027-01-20\">2 more<"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(at(m, "/snooze\""), std::string::npos) << "no forms in a cell";
+  auto week = ana_->get("/calendar?view=week&date=2027-01-20");
+  EXPECT_NE(at(week.body, "id=\"day-2027-01-20\""), std::string::npos);
+  EXPECT_NE(at(week.body, ">Busy 5</a>"), std::string::npos);
+
+  // Now is 2027-01-15T08:00Z: the twelve "Late" ones up to the 13th are due.
+  auto agenda = ana_->get("/calendar");
+  const std::string& a = agenda.body;
+  EXPECT_NE(at(a, ">Late 10</a>"), std::string::npos);
+  EXPECT_NE(at(a, ">Late 19</a>"), std::string::npos);
+  EXPECT_EQ(at(a, ">Late 20</a>"), std::string::npos) << "past the tenth overdue";
+  EXPECT_NE(at(a, "href=\"/reminders?tab=outstanding\">2 more overdue reminders<"),
+            std::string::npos);
+  EXPECT_NE(at(a, "/snooze\""), std::string::npos) << "the agenda keeps its forms";
+}
+
 TEST_P(CalendarPagesTest, DoneAndSnoozeComeBackToTheSameView) {
   const std::int64_t ana = ana_->account().id;
   auto call = reminder(ana, "Call Bea", "2027-01-16T09:00");
