@@ -85,25 +85,26 @@ for (const board of document.querySelectorAll(".board[data-board]")) {
     toastTimer = setTimeout(hideToast, 10000);
   }
 
-  // Keeps each column's count and "nothing here" line true after a move.
-  function recount() {
-    for (const column of columns) {
-      const n = column.querySelectorAll("[data-card]").length;
+  // Keeps the two columns' counts and "nothing here" lines true after a move
+  // (a count is of all the column's records, not only the cards shown).
+  function recount(from, to) {
+    for (const [column, step] of [[from, -1], [to, 1]]) {
       const badge = column.querySelector("h2 .badge");
-      if (badge) badge.textContent = String(n);
+      if (badge) badge.textContent = String(Number(badge.textContent) + step);
       const empty = column.querySelector(".board__empty");
-      if (empty) empty.hidden = n > 0;
+      if (empty) empty.hidden = column.querySelector("[data-card]") !== null;
     }
   }
 
   function place(card, column) {
     // Moving an element drops its focus: a card moved from the keyboard keeps it.
     const focused = card.contains(document.activeElement) ? document.activeElement : null;
+    const from = card.closest(".board__column");
     column.querySelector(".board__cards").prepend(card);
     focused?.focus();
     const select = card.querySelector('select[name="status"]');
     if (select) select.value = column.dataset.value;
-    recount();
+    if (from !== column) recount(from, column);
   }
 
   // The change, posted as the card's form would post it; true when it was made.

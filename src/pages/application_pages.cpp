@@ -180,14 +180,20 @@ Response dashboard_page(RecordPages& p, Request& r, const Visitor& v) {
   return p.site.render(r, v, 200, "dashboard", data);
 }
 
+// A board column shows its newest cards and counts them all; *Show all*
+// opens the column as a table.
+constexpr int kCardsShown = 20;
+
 Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
   const Kind& k = domain::kind("listings");
   nlohmann::json columns = nlohmann::json::array();
   for (const char* tab : {"undecided", "shortlisted", "applied"}) {
     domain::ListQuery q;
     q.tab = tab;
-    q.limit = 50;
+    q.limit = kCardsShown;
     domain::Page page = p.records.list(v.account.id, k, q);
+    std::int64_t count = 0;
+    for (const auto& [state, n] : p.records.count_by(v.account.id, k, "state", tab)) count += n;
     nlohmann::json cards = nlohmann::json::array();
     for (const Record& rec : page.items) {
       const std::string href = "/listings/" + std::to_string(id_of(rec));
@@ -217,7 +223,7 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
                   : std::string(tab) == "shortlisted" ? "shortlisted"
                                                       : ""},
          {"heading", p.view.text(v, std::string("tab_") + tab)},
-         {"count", cards.size()},
+         {"count", count},
          {"cards", cards},
          {"empty", cards.empty()},
          {"more_href", page.next_cursor ? "/listings?view=table&tab=" + std::string(tab) : ""}});
@@ -274,12 +280,13 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
   const std::int64_t now = p.site.clock().now_ms();
   nlohmann::json columns = nlohmann::json::array();
   const nlohmann::json end_reasons = end_reason_options(p, v, "");
+  const auto counts = p.records.count_by(v.account.id, k, "status", "all");
   for (const std::string& status : domain::statuses()) {
     if (!domain::is_open_status(status)) continue;
     domain::ListQuery q;
     q.tab = "all";
     q.equals["status"] = status;
-    q.limit = 50;
+    q.limit = kCardsShown;
     domain::Page page = p.records.list(v.account.id, k, q);
     std::vector<std::int64_t> ids;
     ids.reserve(page.items.size());
@@ -322,7 +329,7 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
         {{"key", status},
          {"drop", status},
          {"heading", p.view.choice_label(v, "status", status)},
-         {"count", cards.size()},
+         {"count", counts.contains(status) ? counts.at(status) : 0},
          {"cards", cards},
          {"empty", cards.empty()},
          {"more_href",

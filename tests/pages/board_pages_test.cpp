@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/timezone.h"
+#include "tests/support/factory.h"
 #include "tests/support/signed_in_pair.h"
 
 namespace peto::web {
@@ -51,6 +52,28 @@ TEST_P(BoardPagesTest, ACardSaysWhereItStandsAndWhatIsNext) {
   EXPECT_TRUE(has(board.body, "data-column=\"screening\" data-value=\"screening\""));
   EXPECT_TRUE(has(board.body, "<details class=\"board__fold\" open>")) << "a column can fold";
   EXPECT_FALSE(has(ben_->get("/applications").body, "Data engineer"));
+}
+
+// A long column shows its 20 newest cards, counts all of them and opens the
+// rest as a table.
+TEST_P(BoardPagesTest, ALongColumnCountsAllAndShowsTheNewest) {
+  const std::int64_t ana = ana_->account().id;
+  testing::Factory f(db(), clock_);
+  const std::int64_t acme = f.company(ana, "Acme");
+  for (int n = 1; n <= 23; ++n)
+    f.application(ana, f.listing(ana, acme, "Role " + std::to_string(n)), "applied");
+  f.application(ana, f.listing(ana, acme, "Talking"), "screening");
+
+  auto board = ana_->get("/applications");
+  ASSERT_EQ(board.status, 200);
+  EXPECT_TRUE(has(board.body, "id=\"column-applied\">Applied <span class=\"badge\">23</span>"))
+      << board.body;
+  EXPECT_TRUE(has(board.body, "id=\"column-screening\">Screening <span class=\"badge\">1<"));
+  EXPECT_TRUE(has(board.body, ">Role 23</a>"));
+  EXPECT_TRUE(has(board.body, ">Role 4</a>"));
+  EXPECT_FALSE(has(board.body, ">Role 3</a>")) << "past the twentieth";
+  EXPECT_TRUE(has(board.body, "href=\"/applications?view=table&amp;tab=all&amp;status=applied\""));
+  EXPECT_FALSE(has(board.body, "status=screening\">"));
 }
 
 TEST_P(BoardPagesTest, TheCardsFormMovesItAndAnEndingTakesItsReason) {
