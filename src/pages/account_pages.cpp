@@ -276,7 +276,7 @@ Response profile_page(Site& site, const Request& r, const Visitor& v, int status
   if (!flash_key.empty()) {
     data["flash"] = {{"kind", "success"}, {"message", t.value(flash_key, flash_key)}};
   }
-  return site.render(r, v, status, "profile", data);
+  return site.render(r, v, status, "profile", std::move(data));
 }
 
 json saved_profile(const domain::Account& a) {
@@ -405,7 +405,7 @@ Response invites_page(Site& site, const Request& r, const Visitor& v, int status
                       const json& extra) {
   json data = extra;
   if (!data.contains("errors")) data["errors"] = json::object();
-  return site.render(r, v, status, "admin_invites", data);
+  return site.render(r, v, status, "admin_invites", std::move(data));
 }
 
 Response post_invites(Site& site, Request& r, const Visitor& v) {

@@ -93,7 +93,7 @@ Response record_form(RecordPages& p, Request& r, const Visitor& v, nlohmann::jso
                          {"return_to", ""},
                          {"has_errors", !errors.empty()}};
   if (errors.empty()) say_what_was_read(p, v, values, data);
-  return p.site.render(r, v, status, "record_form", data);
+  return p.site.render(r, v, status, "record_form", std::move(data));
 }
 
 // The application of the listing just made, sent on the form's day (noon
@@ -177,7 +177,7 @@ Response dashboard_page(RecordPages& p, Request& r, const Visitor& v) {
     data["first_run"] = true;
     data["first_steps"] = first_steps(p, v);
   }
-  return p.site.render(r, v, 200, "dashboard", data);
+  return p.site.render(r, v, 200, "dashboard", std::move(data));
 }
 
 // A board column shows its newest cards and counts them all; *Show all*
@@ -216,6 +216,7 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
       }
       cards.push_back(std::move(card));
     }
+    const bool empty = cards.empty();
     columns.push_back(
         {{"key", tab},
          // A card dropped on the undecided or shortlisted column takes that state.
@@ -224,13 +225,13 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
                                                       : ""},
          {"heading", p.view.text(v, std::string("tab_") + tab)},
          {"count", count},
-         {"cards", cards},
-         {"empty", cards.empty()},
+         {"cards", std::move(cards)},
+         {"empty", empty},
          {"more_href", page.next_cursor ? "/listings?view=table&tab=" + std::string(tab) : ""}});
   }
   nlohmann::json data = {
       {"title", p.view.text(v, "title_listings")},
-      {"columns", columns},
+      {"columns", std::move(columns)},
       {"table_href", "/listings?view=table"},
       {"new_href", "/listings/new"},
       {"new_label", p.view.text(v, "add_listing")},
@@ -241,7 +242,7 @@ Response listings_board(RecordPages& p, Request& r, const Visitor& v) {
        {{{"label", p.view.text(v, "tab_discarded")},
          {"href", "/listings?view=table&tab=discarded"}},
         {{"label", p.view.text(v, "tab_closed")}, {"href", "/listings?view=table&tab=closed"}}}}};
-  return p.site.render(r, v, 200, "board", data);
+  return p.site.render(r, v, 200, "board", std::move(data));
 }
 
 namespace {
@@ -313,9 +314,7 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
            {{"action", href + "/status"},
             {"id", "status-" + id},
             {"end_id", "end-" + id},
-            {"current", status},
-            {"options", status_options(p, v, status)},
-            {"end_reasons", end_reasons}}}};
+            {"current", status}}}};
       if (rec["priority"].is_number())
         card["priority"] = p.site.say(v, "board_priority",
                                       {{"n", std::to_string(rec["priority"].get<std::int64_t>())}});
@@ -325,18 +324,23 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
       }
       cards.push_back(std::move(card));
     }
+    // A picker's choices are its column's (the cards of a column share their
+    // status) and its end reasons the board's: each is in the data once.
+    const bool empty = cards.empty();
     columns.push_back(
         {{"key", status},
          {"drop", status},
          {"heading", p.view.choice_label(v, "status", status)},
          {"count", counts.contains(status) ? counts.at(status) : 0},
-         {"cards", cards},
-         {"empty", cards.empty()},
+         {"cards", std::move(cards)},
+         {"options", status_options(p, v, status)},
+         {"empty", empty},
          {"more_href",
           page.next_cursor ? "/applications?view=table&tab=all&status=" + status : ""}});
   }
   nlohmann::json data = {{"title", p.view.text(v, "title_applications")},
-                         {"columns", columns},
+                         {"columns", std::move(columns)},
+                         {"end_reasons", end_reasons},
                          {"table_href", "/applications?view=table"},
                          {"new_href", "/applications/record"},
                          {"new_label", p.view.text(v, "record_application")},
@@ -347,7 +351,7 @@ Response applications_board(RecordPages& p, Request& r, const Visitor& v) {
                          {"links",
                           {{{"label", p.view.text(v, "tab_closed")},
                             {"href", "/applications?view=table&tab=closed"}}}}};
-  return p.site.render(r, v, 200, "board", data);
+  return p.site.render(r, v, 200, "board", std::move(data));
 }
 
 namespace {
@@ -587,7 +591,7 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"new_offer_href",
        "/offers/new?application_id=" + std::to_string(id) + "&return_to=" + url_encode(href)}};
   int code = form.is_object() ? 422 : 200;
-  return p.site.render(r, v, code, "application", data);
+  return p.site.render(r, v, code, "application", std::move(data));
 }
 
 namespace {

@@ -177,8 +177,8 @@ class CalendarView {
                 {"number", std::stoi(day.substr(8, 2))},
                 {"today", day == today_},
                 {"in_month", day.substr(0, 7) == date_.substr(0, 7)},
-                {"items", items},
-                {"none", items.empty()}};
+                {"none", shown == 0},
+                {"items", std::move(items)}};
     if (shown < all)
       out["more"] = {{"label", counted("calendar_more", all - shown)},
                      {"on", out["label"]},
@@ -199,7 +199,7 @@ class CalendarView {
     for (std::string monday = span_.from; monday < span_.to; monday = add_days(monday, 7)) {
       json week = json::array();
       for (int i = 0; i < 7; ++i) week.push_back(day_entry(add_days(monday, i)));
-      out.push_back({{"days", week}});
+      out.push_back({{"days", std::move(week)}});
     }
     return out;
   }

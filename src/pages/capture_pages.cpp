@@ -83,7 +83,7 @@ Response list_page(RecordPages& p, Request& r, const Visitor& v, const json& val
                {"bookmarklet", capture_bookmarklet(p.site, r)}};
   if (auto it = errors.by_field.find("form"); it != errors.by_field.end())
     data["form_error"] = p.view.text(v, it->second);
-  return p.site.render(r, v, status, "captures", data);
+  return p.site.render(r, v, status, "captures", std::move(data));
 }
 
 Response review_page(RecordPages& p, Request& r, const Visitor& v, const domain::Capture& c,

@@ -377,7 +377,7 @@ Response list_page(Site& site, const Request& r, const Visitor& v, int status,
   std::string done = Form::from_query(r).get("done");
   if (done == "added" || done == "saved" || done == "deleted")
     data["flash"] = {{"kind", "success"}, {"message", t.value("connections_done_" + done, "")}};
-  return site.render(r, v, status, "connections", data);
+  return site.render(r, v, status, "connections", std::move(data));
 }
 
 std::optional<PluginSpec> chosen_plugin(const Request& r) {
@@ -595,7 +595,7 @@ Response get_inbox(Site& site, Request& r, const Visitor& v) {
   if (Form::from_query(r).get("done") == "read")
     data["flash"] = {{"kind", "success"},
                      {"message", site.catalogue().text(v.language, "inbox_marked_read")}};
-  return site.render(r, v, 200, "inbox", data);
+  return site.render(r, v, 200, "inbox", std::move(data));
 }
 
 // "Mark all as read": the notices up to the one named (all when none is).

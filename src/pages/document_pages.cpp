@@ -149,7 +149,7 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
                {"limit_hint",
                 site.catalogue().fill(v.language, "documents_limit_hint",
                                       {{"mb", std::to_string(config_of(site).upload_max_mb)}})}};
-  return site.render(r, v, status, "document_form", data);
+  return site.render(r, v, status, "document_form", std::move(data));
 }
 
 Response list_page(Site& site, Request& r, const Visitor& v) {
@@ -161,7 +161,7 @@ Response list_page(Site& site, Request& r, const Visitor& v) {
   if (done == "deleted")
     data["flash"] = {{"kind", "success"},
                      {"message", site.catalogue().text(v.language, "documents_done_deleted")}};
-  return site.render(r, v, 200, "documents", data);
+  return site.render(r, v, 200, "documents", std::move(data));
 }
 
 Response get_new(Site& site, Request& r, const Visitor& v) {

@@ -113,7 +113,7 @@ Response import_page(Site& site, const Request& r, const Visitor& v, int status,
   json data = {{"max_mb", std::to_string(kWebImportMaxMb)}};
   if (!error.empty()) data["form_error"] = error;
   if (!done.empty()) data["done"] = done;
-  return site.render(r, v, status, "export_import", data);
+  return site.render(r, v, status, "export_import", std::move(data));
 }
 
 Response get_import(Site& site, Request& r, const Visitor& v) {

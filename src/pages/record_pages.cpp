@@ -130,7 +130,7 @@ Response form_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
                          {"return_to", safe_return(values.value("return_to", std::string()), "")},
                          {"has_errors", !errors.empty()}};
   if (!id && errors.empty()) say_what_was_read(p, v, values, data);
-  return p.site.render(r, v, status, "record_form", data);
+  return p.site.render(r, v, status, "record_form", std::move(data));
 }
 
 // The records of `k` that point at record `id` through `field`, for a record page.
@@ -217,7 +217,7 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
                                {"return_to", record_href(k, *id)}});
   }
   data["sections"] = std::move(sections);
-  return p.site.render(r, v, apply_error.empty() ? 200 : 422, "record", data);
+  return p.site.render(r, v, apply_error.empty() ? 200 : 422, "record", std::move(data));
 }
 
 Response new_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k) {

@@ -22,7 +22,7 @@ Response search_page(Site& site, Request& r, const Visitor& v) {
   json data = {{"q", q}, {"search_q", q}, {"searched", !q.empty()}};
   if (q.size() > domain::kMaxSearchQuery) {
     data["error"] = site.say(v, "search_too_long");
-    return site.render(r, v, 400, "search", data);
+    return site.render(r, v, 400, "search", std::move(data));
   }
   std::vector<domain::SearchHit> hits;
   if (!q.empty()) hits = domain::search(site.db(), v.account.id, q, {});
@@ -55,7 +55,7 @@ Response search_page(Site& site, Request& r, const Visitor& v) {
   data["count"] = hits.size();
   data["summary"] = site.say(v, hits.size() == 1 ? "search_found_one" : "search_found",
                              {{"count", std::to_string(hits.size())}, {"query", q}});
-  return site.render(r, v, 200, "search", data);
+  return site.render(r, v, 200, "search", std::move(data));
 }
 
 }  // namespace

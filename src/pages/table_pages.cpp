@@ -500,7 +500,7 @@ Response table_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
 
   add_saved_views(p, v, k, t, data);
   data.update(said);
-  return p.site.render(r, v, t.errors.empty() ? status : 400, "records", data);
+  return p.site.render(r, v, t.errors.empty() ? status : 400, "records", std::move(data));
 }
 
 namespace {

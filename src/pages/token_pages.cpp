@@ -78,7 +78,7 @@ Response tokens_page(Site& site, const Request& r, const Visitor& v, int status,
     data["form_error"] = site.catalogue().text(v.language, it->second);
   }
   if (!secret.empty()) data["secret"] = secret;
-  return site.render(r, v, status, "tokens", data);
+  return site.render(r, v, status, "tokens", std::move(data));
 }
 
 Response get_tokens(Site& site, Request& r, const Visitor& v) {
