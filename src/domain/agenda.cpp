@@ -76,9 +76,7 @@ class Collector {
   // Whole days: an open application's deadline, a listing still to decide
   // on closing, an offer's answer-by date.
   void dates() {
-    const std::string open =
-        "a.status IN ('draft','applied','acknowledged','screening',"
-        "'interviewing','assessment','offer')";
+    const std::string open = application_open("a");
     day_rows("deadline", "applications",
              "SELECT a.id, a.deadline AS day," + std::string(kRoleAtCompany) +
                  " WHERE a.owner_id = ? AND " + open + " AND a.deadline >= ? AND a.deadline < ?");

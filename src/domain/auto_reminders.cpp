@@ -54,9 +54,6 @@ struct Source {
   const char* date;
 };
 
-const std::string kOpen =
-    "a.status IN ('draft', 'applied', 'acknowledged', 'screening', 'interviewing', 'assessment',"
-    " 'offer')";
 const std::string kNames =
     " a.id AS application_id, l.role, c.name AS company FROM applications a"
     " JOIN listings l ON l.id = a.listing_id JOIN companies c ON c.id = l.company_id";
@@ -70,11 +67,11 @@ const std::vector<Source>& sources() {
        "CAST(applied_at AS TEXT)"},
       {"interviews", "interview",
        "SELECT i.starts_on AS day, i.starts_at AS at_ms, CASE WHEN i.outcome = 'scheduled' AND " +
-           kOpen + " THEN 1 ELSE 0 END AS live," + kNames +
+           application_open("a") + " THEN 1 ELSE 0 END AS live," + kNames +
            " JOIN interviews i ON i.application_id = a.id WHERE i.id = ? AND i.owner_id = ?",
        "COALESCE(starts_on, CAST(starts_at AS TEXT))"},
       {"offers", "answer_by",
-       "SELECT o.answer_by AS day, NULL AS at_ms, CASE WHEN " + kOpen +
+       "SELECT o.answer_by AS day, NULL AS at_ms, CASE WHEN " + application_open("a") +
            " THEN 1 ELSE 0 END AS live," + kNames +
            " JOIN offers o ON o.application_id = a.id WHERE o.id = ? AND o.owner_id = ?",
        "answer_by"},

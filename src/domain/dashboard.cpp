@@ -117,11 +117,11 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
          {"company_name", r.text("name")}});
 
   auto counts = db.query(
-      "SELECT (SELECT COUNT(*) FROM applications a WHERE a.owner_id = ? AND a.status IN"
-      " ('draft','applied','acknowledged','screening','interviewing','assessment','offer'))"
-      " AS open_applications,"
-      " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ? AND l.state = 'new'"
-      " AND l.closed_at IS NULL AND COALESCE(l.closes_on, '9999-12-31') >= ? AND NOT " +
+      "SELECT (SELECT COUNT(*) FROM applications a WHERE a.owner_id = ? AND " +
+          application_open("a") +
+          ") AS open_applications,"
+          " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ? AND l.state = 'new'"
+          " AND l.closed_at IS NULL AND COALESCE(l.closes_on, '9999-12-31') >= ? AND NOT " +
           listing_taken_up("l") +
           ") AS undecided_listings,"
           " (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ?) AS listings",

@@ -14,6 +14,13 @@ std::string listing_taken_up(const std::string& l) {
   return "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = " + l + ".id)";
 }
 
+std::string application_open(const std::string& a) {
+  std::string in;
+  for (const std::string& s : statuses())
+    if (is_open_status(s)) in += (in.empty() ? "'" : ", '") + s + "'";
+  return a + ".status IN (" + in + ")";
+}
+
 namespace {
 
 using T = FieldType;
@@ -146,9 +153,7 @@ std::vector<Kind> make_kinds() {
        " WHERE l.id = t.listing_id)"},
       {"company_id", "(SELECT l.company_id FROM listings l WHERE l.id = t.listing_id)", true},
       {"contact_name", "(SELECT name FROM contacts c WHERE c.id = t.contact_id)"}};
-  applications.tabs = {{"open",
-                        "t.status IN ('draft','applied','acknowledged','screening','interviewing',"
-                        "'assessment','offer')"},
+  applications.tabs = {{"open", application_open("t")},
                        {"closed", "t.status IN ('accepted','rejected','withdrawn','ghosted')"},
                        {"all", "1 = 1"}};
   applications.search = {"listing_role", "company_name"};

@@ -137,6 +137,9 @@ const Kind& kind(std::string_view name);
 std::string listing_applied(const std::string& l);
 // SQL, true when the listing row `l` has any application, a draft included.
 std::string listing_taken_up(const std::string& l);
+// SQL, true when the application row `a` is open: a status is_open_status
+// names (draft … offer).
+std::string application_open(const std::string& a);
 
 // Application statuses, in their order (the board's columns are the open ones).
 const std::vector<std::string>& statuses();
