@@ -127,7 +127,8 @@ void add_token_commands(CLI::App& cli, std::vector<Command>& out) {
   out.push_back({revoke, [user, id](app::App& a) { return app::cmd_token_revoke(a, *user, *id); }});
 }
 
-// user create, invite create, demo; and the token commands.
+// user create|list|set-password|deactivate|activate|recover|delete, invite create,
+// demo; and the token commands.
 void add_account_commands(CLI::App& cli, std::vector<Command>& out) {
   auto* user = cli.add_subcommand("user", "manage accounts");
   user->require_subcommand(1);
@@ -143,6 +144,39 @@ void add_account_commands(CLI::App& cli, std::vector<Command>& out) {
   out.push_back({create, [email, admin, password_stdin](app::App& a) {
                    return app::cmd_user_create(a, *email, *admin, *password_stdin, std::cin);
                  }});
+
+  out.push_back({user->add_subcommand("list", "list every account"),
+                 [](app::App& a) { return app::cmd_user_list(a); }});
+  const char* email_help = "the account's e-mail address";
+  auto* set_password = user->add_subcommand(
+      "set-password", "set an account's password without the old one; its sessions end");
+  set_password->add_option("--email", *email, email_help)->required();
+  set_password->add_flag("--password-stdin", *password_stdin,
+                         "read the password as one line from standard input (at a terminal it "
+                         "is asked for, unseen)");
+  out.push_back({set_password, [email, password_stdin](app::App& a) {
+                   return app::cmd_user_set_password(a, *email, *password_stdin, std::cin);
+                 }});
+  for (bool active : {false, true}) {
+    auto* cmd = user->add_subcommand(active ? "activate" : "deactivate",
+                                     active ? "let a deactivated account sign in again"
+                                            : "stop an account signing in; its data stays");
+    cmd->add_option("--email", *email, email_help)->required();
+    out.push_back({cmd, [email, active](app::App& a) {
+                     return app::cmd_user_set_active(a, *email, active);
+                   }});
+  }
+  auto* recover =
+      user->add_subcommand("recover", "print a one-hour, single-use link that sets a new password");
+  recover->add_option("--email", *email, email_help)->required();
+  out.push_back({recover, [email](app::App& a) { return app::cmd_user_recover(a, *email); }});
+  auto yes = slot(false);
+  auto* remove = user->add_subcommand(
+      "delete", "delete an account and everything in it, for good (deactivate keeps it)");
+  remove->add_option("--email", *email, email_help)->required();
+  remove->add_flag("--yes", *yes, "yes, delete it: without this nothing happens");
+  out.push_back(
+      {remove, [email, yes](app::App& a) { return app::cmd_user_delete(a, *email, *yes); }});
 
   auto* invite = cli.add_subcommand("invite", "manage invites");
   invite->require_subcommand(1);

@@ -93,6 +93,19 @@ std::optional<std::string> read_password(std::istream& in, bool from_stdin,
 // `peto user create`: the password as read_password reads it.
 int cmd_user_create(App& app, const std::string& email, bool admin, bool password_stdin,
                     std::istream& password_in);
+// `peto user list`: one tab-separated line per account.
+int cmd_user_list(App& app);
+// `peto user set-password`: every session of the account ends.
+int cmd_user_set_password(App& app, const std::string& email, bool password_stdin,
+                          std::istream& password_in);
+// `peto user activate` / `deactivate`.
+int cmd_user_set_active(App& app, const std::string& email, bool active);
+// `peto user recover`: prints a recovery link (as the invite's) alone on the
+// last line.
+int cmd_user_recover(App& app, const std::string& email);
+// `peto user delete`: the account and everything in it (purge/accounts.h);
+// refused without `yes`.
+int cmd_user_delete(App& app, const std::string& email, bool yes);
 // `peto invite create`: prints the invite link (a path unless PETO_PUBLIC_URL
 // is set) alone on the last line.
 int cmd_invite_create(App& app, const std::string& by_email, const std::string& bound_email);

@@ -41,11 +41,12 @@ std::vector<store::Migration> migrations() {
   add(media::Backups::migrations());            // 12
   add(sync::Syncs::migrations());               // 13
   all.push_back(store::ids_never_reused(14));
-  add(domain::Trash::migrations());         // 15
-  add(domain::added_field_migrations());    // 16
-  add(domain::search_migrations());         // 17
-  add(domain::SavedViews::migrations());    // 18
-  add(domain::auto_reminder_migrations());  // 19
+  add(domain::Trash::migrations());              // 15
+  add(domain::added_field_migrations());         // 16
+  add(domain::search_migrations());              // 17
+  add(domain::SavedViews::migrations());         // 18
+  add(domain::auto_reminder_migrations());       // 19
+  add(domain::Accounts::security_migrations());  // 20
   return all;
 }
 

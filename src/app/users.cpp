@@ -1,6 +1,6 @@
-// `peto user create` and `peto invite create`: accounts from a shell on the
-// server, for the first account (there is nobody to invite it yet) and for
-// administrators who prefer the command line.
+// `peto user …` and `peto invite create`: accounts from a shell on the
+// server, for the first account (there is nobody to invite it yet), for the
+// administrator who is locked out, and for those who prefer the command line.
 #include <termios.h>
 #include <unistd.h>
 
@@ -9,7 +9,9 @@
 #include <string>
 
 #include "app/app.h"
+#include "core/clock.h"
 #include "domain/accounts.h"
+#include "purge/accounts.h"
 
 namespace peto::app {
 
@@ -22,6 +24,7 @@ std::string describe(const domain::FieldErrors& errors) {
       {"error_email_taken", "an account with this e-mail address exists already"},
       {"error_password_short", "the password must have at least 12 characters"},
       {"error_password_long", "the password is too long (at most 1024 bytes)"},
+      {"error_account_unknown", "there is no such account"},
   };
   const auto& [field, key] = *errors.by_field.begin();
   auto it = texts.find(key);
@@ -46,6 +49,13 @@ std::optional<std::string> ask_hidden(const std::string& prompt) {
   if (quiet) ::tcsetattr(STDIN_FILENO, TCSANOW, &before);
   if (!read) return std::nullopt;
   return line;
+}
+
+// The account behind --email, active or not, or nullopt after printing why not.
+std::optional<domain::Account> any_account(domain::Accounts& accounts, const std::string& email) {
+  auto account = accounts.find_by_email(email);
+  if (!account) std::cerr << "peto: --email: there is no account for " << email << "\n";
+  return account;
 }
 
 }  // namespace
@@ -98,6 +108,92 @@ int cmd_user_create(App& app, const std::string& email, bool admin, bool passwor
   app.say_database();
   std::cout << "created account " << a.id << " for " << a.email
             << (a.is_admin ? " (administrator)" : "") << "\n";
+  return 0;
+}
+
+int cmd_user_list(App& app) {
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
+  // Tab-separated: id, e-mail, role, state, created, last sign-in.
+  for (const auto& s : domain::Accounts(*app.db, *app.clock).list()) {
+    std::cout << s.account.id << "\t" << s.account.email << "\t"
+              << (s.account.is_admin ? "admin" : "user") << "\t"
+              << (s.account.active ? "active" : "inactive") << "\t" << format_time_s(s.created_at)
+              << "\t" << (s.last_signin_at > 0 ? format_time_s(s.last_signin_at) : "never") << "\n";
+  }
+  return 0;
+}
+
+int cmd_user_set_password(App& app, const std::string& email, bool password_stdin,
+                          std::istream& password_in) {
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
+  domain::Accounts accounts(*app.db, *app.clock);
+  auto account = any_account(accounts, email);
+  if (!account) return 2;
+  auto password = read_password(password_in, password_stdin, account->email);
+  if (!password) return 2;
+  auto errors = accounts.set_password(account->id, *password, 0);
+  if (!errors.empty()) {
+    std::cerr << "peto: " << describe(errors) << "\n";
+    return 2;
+  }
+  app.say_database();
+  std::cout << "password set for " << account->email << "; every session of the account ended\n";
+  return 0;
+}
+
+int cmd_user_set_active(App& app, const std::string& email, bool active) {
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
+  domain::Accounts accounts(*app.db, *app.clock);
+  auto account = any_account(accounts, email);
+  if (!account) return 2;
+  if (account->active == active) {
+    std::cout << account->email << " is " << (active ? "active" : "inactive")
+              << " already; nothing changed\n";
+    return 0;
+  }
+  accounts.set_active(account->id, active, 0);
+  app.say_database();
+  std::cout << (active ? "activated " : "deactivated ") << account->email
+            << (active ? "; it can sign in again\n" : "; its sessions ended\n");
+  return 0;
+}
+
+int cmd_user_recover(App& app, const std::string& email) {
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
+  domain::Accounts accounts(*app.db, *app.clock);
+  auto account = any_account(accounts, email);
+  if (!account) return 2;
+  if (!account->active) {
+    std::cerr << "peto: --email: " << account->email
+              << " is deactivated; activate it first (peto user activate)\n";
+    return 2;
+  }
+  std::string token = accounts.create_recovery(account->id, 0);
+  app.say_database();
+  std::cout << "recovery link for " << account->email << "; it works once, for "
+            << domain::kRecoveryMinutes << " minutes, and replaces earlier links:\n";
+  std::cout << absolute_url(app.config.public_url, "/recover/" + token) << "\n";
+  return 0;
+}
+
+int cmd_user_delete(App& app, const std::string& email, bool yes) {
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
+  domain::Accounts accounts(*app.db, *app.clock);
+  auto account = any_account(accounts, email);
+  if (!account) return 2;
+  if (!yes) {
+    std::cerr << "peto: this deletes " << account->email
+              << " and everything in the account for good; add --yes to go ahead\n";
+    return 2;
+  }
+  auto gone = purge::delete_account(*app.db, *app.clock, app.config, account->id);
+  if (!gone) {
+    std::cerr << "peto: --email: " << account->email << " was deleted meanwhile\n";
+    return 2;
+  }
+  app.say_database();
+  std::cout << "deleted " << gone->email << " and everything in the account (" << gone->files
+            << (gone->files == 1 ? " file or folder" : " files and folders") << " removed)\n";
   return 0;
 }
 

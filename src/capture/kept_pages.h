@@ -50,6 +50,10 @@ class KeptPages {
   // The page as captured; nullopt when none is kept, the file is gone, or
   // its SHA-256 no longer matches.
   std::optional<std::string> read(std::int64_t owner, std::int64_t capture_id);
+  // The folder of `owner`'s kept pages (which may not exist).
+  std::filesystem::path owner_folder(std::int64_t owner) const {
+    return dir_ / std::to_string(owner);
+  }
   // Removes the kept pages of captures not accepted, last changed more than
   // `keep_days` ago; returns how many. 0 keeps everything.
   std::int64_t expire(int keep_days);

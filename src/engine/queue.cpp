@@ -37,6 +37,10 @@ std::string id_attempt_json(const std::vector<Task>& tasks) {
 
 }  // namespace
 
+std::int64_t Queue::forget_owner_in(store::Conn& conn, std::int64_t owner) {
+  return conn.query("DELETE FROM tasks WHERE owner_id = ?", {owner}).affected;
+}
+
 std::vector<store::Migration> Queue::migrations() {
   const std::string indexes =
       // One live task per idempotency key; finished ones do not count.

@@ -134,6 +134,11 @@ class Queue {
   // The time the next available task of `queue` falls due, if any.
   std::optional<Millis> next_due(const std::string& queue);
 
+  // Deletes every task of `owner` (their errands: exports, imports, captures)
+  // on `conn`, inside the caller's transaction; returns how many. A worker
+  // holding one finds it gone when it reports, and reports nothing.
+  static std::int64_t forget_owner_in(store::Conn& conn, std::int64_t owner);
+
   // Upkeep: deletes finished (done, failed, cancelled) tasks older than
   // `age`, `batch` rows a statement; returns how many.
   std::int64_t prune_finished(std::chrono::milliseconds age, int batch = 1000);

@@ -59,6 +59,16 @@ void record_failure(store::Db& db, const std::string& error) {
 
 }  // namespace
 
+BackupRecord last_backup(store::Db& db) {
+  BackupRecord out;
+  auto rows = db.query("SELECT last_ok_at, last_run_ok, last_error FROM backup_state WHERE id = 1");
+  if (rows.empty()) return out;
+  out.last_ok_at = rows[0].opt_int("last_ok_at");
+  out.last_failed = rows[0].opt_int("last_run_ok").value_or(1) == 0;
+  if (out.last_failed) out.last_error = rows[0].text("last_error");
+  return out;
+}
+
 std::optional<Millis> last_backup_slot(const Config& config, Millis now) {
   constexpr Millis kHour = 3'600'000;
   constexpr Millis kDay = 24 * kHour;

@@ -131,6 +131,15 @@ Status run_scheduled_backup(const Config& config, store::Db& db, const Clock& cl
 // Returns how many were deleted.
 int prune_backups(const std::string& dir, int keep);
 
+// What the last scheduled backup did, from backup_state: when one last
+// succeeded (nullopt: never) and, when the latest run failed, why.
+struct BackupRecord {
+  std::optional<Millis> last_ok_at;
+  bool last_failed = false;
+  std::string last_error;
+};
+BackupRecord last_backup(store::Db& db);
+
 struct Backups {
   // Migration 12: backup_state, one row: the schedule's claim (last_run_at)
   // and the outcome of the last run.

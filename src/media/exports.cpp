@@ -376,6 +376,16 @@ constexpr const char* kArchiveColumns =
 
 }  // namespace
 
+std::vector<std::filesystem::path> owner_archive_files(store::Conn& conn,
+                                                       const std::string& exports_dir,
+                                                       std::int64_t owner) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& r : conn.query("SELECT file FROM export_archives WHERE owner_id = ?", {owner})) {
+    out.push_back(std::filesystem::path(exports_dir) / r.text("file"));
+  }
+  return out;
+}
+
 std::vector<ExportArchive> list_archives(store::Db& db, std::int64_t owner, Millis now) {
   std::vector<ExportArchive> out;
   for (const auto& r : db.query(

@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -137,6 +138,11 @@ std::vector<ExportArchive> list_archives(store::Db& db, std::int64_t owner, Mill
 // One of `owner`'s archives not yet expired; nullopt for another's.
 std::optional<ExportArchive> find_archive(store::Db& db, std::int64_t owner, std::int64_t id,
                                           Millis now);
+// The files of every archive of `owner`'s, expired or not, as paths under
+// `exports_dir`.
+std::vector<std::filesystem::path> owner_archive_files(store::Conn& conn,
+                                                       const std::string& exports_dir,
+                                                       std::int64_t owner);
 // Deletes the archives expired at `now`, row and file; returns how many.
 std::int64_t reap_archives(store::Db& db, const std::string& exports_dir, Millis now);
 

@@ -6,6 +6,17 @@
 
 namespace peto::media {
 
+std::vector<std::filesystem::path> owner_upload_files(store::Conn& conn,
+                                                      const std::string& media_dir,
+                                                      std::int64_t owner) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& r :
+       conn.query("SELECT file FROM uploads WHERE owner_id = ? AND file <> ''", {owner})) {
+    out.push_back(std::filesystem::path(media_dir) / r.text("file"));
+  }
+  return out;
+}
+
 std::set<std::string> named_files(store::Db& db, const std::vector<FileColumn>& columns) {
   std::set<std::string> named;
   for (const auto& c : columns) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,12 @@ struct Uploads {
   static std::vector<store::Migration> document_migrations();
   static std::vector<FileColumn> file_columns() { return {{"uploads", "file"}}; }
 };
+
+// The files of `owner`'s uploads (every version of every document), as paths
+// under `media_dir`.
+std::vector<std::filesystem::path> owner_upload_files(store::Conn& conn,
+                                                      const std::string& media_dir,
+                                                      std::int64_t owner);
 
 // Every file name the rows of `columns` hold (empty names left out).
 std::set<std::string> named_files(store::Db& db, const std::vector<FileColumn>& columns);

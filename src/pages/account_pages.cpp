@@ -13,6 +13,7 @@
 #include "http/http.h"
 #include "pages/feed_pages.h"
 #include "pages/site.h"
+#include "purge/accounts.h"
 #include "store/cache.h"
 #include "sync/feed.h"
 
@@ -37,7 +38,8 @@ std::string cleared_cookie(const Site& site, const Request& r) {
 Response signed_in_redirect(Site& site, const Request& r, std::int64_t user_id,
                             const std::string& location) {
   site.accounts().close_session(cookie_value(r, kSessionCookie));
-  auto s = site.accounts().open_session(user_id);
+  const std::string* agent = r.header("User-Agent");
+  auto s = site.accounts().open_session(user_id, {r.remote_address, agent ? *agent : ""});
   Response out = Site::redirect(location);
   out.set_header("Set-Cookie", session_cookie(site, r, s.token));
   out.set_header("Cache-Control", "no-store");
@@ -139,6 +141,15 @@ Response signin_page(Site& site, const Request& r, int status, const std::string
                      const std::string& next, const std::string& error_key) {
   json data = {{"values", {{"email", email}}}, {"next", safe_return(next, "/")}};
   warn_of_plain_http(site, r, data);
+  // After a recovery link (pages/security_pages.cpp) set a new password.
+  if (auto recovered = r.query_param("recovered"); recovered && status == 200) {
+    data["notice"] = site.catalogue().text(
+        site.public_language(r),
+        *recovered == "keys" ? "signin_recovered_keys_ended" : "signin_recovered");
+  }
+  if (r.query_param("deleted") && status == 200) {
+    data["notice"] = site.catalogue().text(site.public_language(r), "signin_account_deleted");
+  }
   if (!error_key.empty()) {
     data["form_error"] = site.catalogue().text(site.public_language(r), error_key);
   }
@@ -394,9 +405,26 @@ Response post_deactivate(Site& site, Request& r, const Visitor& v) {
     errors.add("confirm", "error_deactivate_confirm");
     return profile_page(site, r, v, 422, saved_profile(v.account), errors, "");
   }
-  site.accounts().set_active(v.account.id, false);
+  site.accounts().set_active(v.account.id, false, v.account.id);
   log::info("web", "account deactivated", {{"user", v.account.id}});
   Response out = Site::redirect("/signin");
+  out.set_header("Set-Cookie", cleared_cookie(site, r));
+  return out;
+}
+
+// Deleting one's own account: the password again (a browser left signed in
+// is not enough) and the box ticked; then everything goes (purge/accounts.h).
+Response post_delete_account(Site& site, Request& r, const Visitor& v) {
+  Form f = Form::parse(r);
+  domain::FieldErrors errors;
+  if (f.get("confirm_delete") != "yes") errors.add("confirm_delete", "error_delete_confirm");
+  if (!site.accounts().check_password(v.account.email, f.get("delete_password"))) {
+    errors.add("delete_password", "error_password_wrong");
+  }
+  if (!errors.empty()) return profile_page(site, r, v, 422, saved_profile(v.account), errors, "");
+  purge::delete_account(site.db(), site.clock(), site.settings(), v.account.id);
+  log::info("web", "account deleted by its owner", {{"user", v.account.id}});
+  Response out = Site::redirect("/signin?deleted=1");
   out.set_header("Set-Cookie", cleared_cookie(site, r));
   return out;
 }
@@ -461,6 +489,10 @@ void add_account_routes(Router& router, Site& site) {
     return post_deactivate(*s, r, v);
   }),
              "Deactivate the account");
+  router.add("POST", "/profile/delete", site.signed_in([s](Request& r, const Visitor& v) {
+    return post_delete_account(*s, r, v);
+  }),
+             "Delete the account and everything in it");
   router.add("GET", "/admin/invites", site.admin_only([s](Request& r, const Visitor& v) {
     return invites_page(*s, r, v, 200, json::object());
   }),

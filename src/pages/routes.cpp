@@ -12,6 +12,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   with_dashboard.home = home_handler(site);
   add_core_routes(router, with_dashboard);
   add_account_routes(router, site);
+  add_security_routes(router, site);
   add_token_routes(router, site);
   add_feed_routes(router, site);
   add_calendar_routes(router, site);

@@ -179,6 +179,8 @@ std::filesystem::path pages_dir(const Site& site);
 
 // /signin, /signout, /invite/{token}, /profile…, /admin/invites.
 void add_account_routes(Router& router, Site& site);
+// /recover/{token}, /profile/sessions, /admin (pages/security_pages.cpp).
+void add_security_routes(Router& router, Site& site);
 // /profile/tokens: the visitor's API tokens (pages/token_pages.cpp).
 void add_token_routes(Router& router, Site& site);
 // /profile/connections (notifier connections) and /inbox (pages/connection_pages.cpp).

@@ -843,7 +843,15 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     }
 
     await check('/signin');
+    if (process.env.PETO_RECOVERY_PATH) await check(process.env.PETO_RECOVERY_PATH);
     await signIn(flow, s);
+    for (const [p, shot] of [['/admin', 'admin.png'], ['/profile/sessions', 'sessions.png']]) {
+      await check(p);
+      if (writeScreenshots) {
+        await visit(page, p);
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', shot), fullPage: true });
+      }
+    }
     let listing = created.listingUrl ? pathOf(created.listingUrl) : null;
     let application = created.applicationUrl ? pathOf(created.applicationUrl) : null;
     if (!listing) {

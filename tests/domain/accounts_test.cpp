@@ -259,6 +259,117 @@ TEST_P(AccountsTest, ProfileIsValidatedAsAWhole) {
   EXPECT_EQ(accounts().find(a.id)->language, "");
 }
 
+TEST_P(AccountsTest, ARecoveryLinkWorksOnceForAnHourAndEndsEverySession) {
+  Account admin = make("root@example.com");
+  Account a = make("ana@example.com");
+  auto phone = accounts().open_session(a.id);
+  std::string token = accounts().create_recovery(a.id, admin.id);
+  EXPECT_EQ(token.size(), 64u);
+  EXPECT_EQ(
+      db().query("SELECT 1 FROM recovery_links WHERE token_hash = ?", {token_hash(token)}).size(),
+      1u)
+      << "only the hash is stored";
+  ASSERT_TRUE(accounts().recovery_account(token));
+  EXPECT_EQ(accounts().recovery_account(token)->id, a.id);
+  EXPECT_FALSE(accounts().recovery_account(token + "0"));
+
+  auto too_short = accounts().use_recovery(token, "short");
+  EXPECT_EQ(error_of(too_short, "password"), "error_password_short");
+  EXPECT_TRUE(accounts().recovery_account(token)) << "a refused password does not use the link";
+
+  auto used = accounts().use_recovery(token, "a new password at last");
+  ASSERT_TRUE(std::holds_alternative<Account>(used));
+  EXPECT_FALSE(accounts().session(phone.token)) << "every session ended";
+  EXPECT_TRUE(accounts().check_password("ana@example.com", "a new password at last"));
+  EXPECT_FALSE(accounts().check_password("ana@example.com", kPassword));
+  EXPECT_EQ(error_of(accounts().use_recovery(token, "yet another password"), "form"),
+            "error_recovery_invalid")
+      << "once";
+
+  std::string late = accounts().create_recovery(a.id, admin.id);
+  clock_.advance(std::chrono::minutes(59));
+  EXPECT_TRUE(accounts().recovery_account(late));
+  clock_.advance(std::chrono::minutes(1));
+  EXPECT_FALSE(accounts().recovery_account(late)) << "an hour";
+  EXPECT_EQ(error_of(accounts().use_recovery(late, "yet another password"), "form"),
+            "error_recovery_invalid");
+
+  auto events = accounts().events(a.id);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].kind, "recovery_link_created");
+  EXPECT_EQ(events[0].actor_id, admin.id);
+  EXPECT_EQ(events[1].kind, "recovery_link_used");
+  EXPECT_EQ(events[1].actor_id, a.id);
+  EXPECT_EQ(events[2].kind, "recovery_link_created");
+}
+
+TEST_P(AccountsTest, ANewerRecoveryLinkReplacesTheOlderAndAnInactiveAccountHasNone) {
+  Account a = make("ana@example.com");
+  std::string first = accounts().create_recovery(a.id, 0);
+  std::string second = accounts().create_recovery(a.id, 0);
+  EXPECT_FALSE(accounts().recovery_account(first));
+  EXPECT_TRUE(accounts().recovery_account(second));
+  accounts().set_active(a.id, false);
+  EXPECT_FALSE(accounts().recovery_account(second));
+  EXPECT_EQ(error_of(accounts().use_recovery(second, "a new password at last"), "form"),
+            "error_recovery_invalid");
+  EXPECT_TRUE(accounts().check_password("ana@example.com", kPassword) == std::nullopt)
+      << "inactive";
+  accounts().set_active(a.id, true);
+  EXPECT_TRUE(accounts().check_password("ana@example.com", kPassword)) << "password unchanged";
+}
+
+TEST_P(AccountsTest, AnAdministratorSetsAPasswordAndEverySessionEnds) {
+  Account root = make("root@example.com");
+  Account a = make("ana@example.com");
+  auto s = accounts().open_session(a.id);
+  EXPECT_EQ(accounts().set_password(a.id, "short", root.id).by_field.at("password"),
+            "error_password_short");
+  EXPECT_TRUE(accounts().session(s.token));
+  EXPECT_TRUE(accounts().set_password(a.id, "another long password", root.id).empty());
+  EXPECT_FALSE(accounts().session(s.token));
+  EXPECT_TRUE(accounts().check_password("ana@example.com", "another long password"));
+  EXPECT_EQ(accounts().set_password(9999, "another long password", 0).by_field.at("form"),
+            "error_account_unknown");
+  EXPECT_FALSE(accounts().set_active(9999, false));
+  ASSERT_FALSE(accounts().events(a.id).empty());
+  EXPECT_EQ(accounts().events(a.id)[0].kind, "password_set");
+  EXPECT_EQ(accounts().events(a.id)[0].actor_id, root.id);
+}
+
+TEST_P(AccountsTest, SessionsKeepWhereTheyCameFromAndEndOneByOne) {
+  Account a = make("ana@example.com");
+  Account b = make("bo@example.com");
+  EXPECT_EQ(accounts().list()[0].last_signin_at, 0) << "never signed in";
+  auto laptop = accounts().open_session(a.id, {"192.0.2.7", "Firefox on Linux"});
+  clock_.advance(std::chrono::minutes(5));
+  auto phone = accounts().open_session(a.id, {"2001:db8::1", std::string(400, 'x')});
+  auto bos = accounts().open_session(b.id);
+  auto list = accounts().sessions_of(a.id, laptop.token);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].address, "2001:db8::1") << "the newest first";
+  EXPECT_EQ(list[0].user_agent.size(), 300u) << "a long user agent is cut";
+  EXPECT_FALSE(list[0].current);
+  EXPECT_TRUE(list[1].current);
+  EXPECT_EQ(list[1].user_agent, "Firefox on Linux");
+  EXPECT_EQ(list[0].handle.size(), 24u);
+  EXPECT_EQ(list[0].handle.find(token_hash(phone.token).substr(0, 24)), std::string::npos)
+      << "a handle is not the stored id";
+  EXPECT_EQ(accounts().list()[0].last_signin_at, clock_.now_ms());
+
+  EXPECT_FALSE(accounts().close_session_by_handle(b.id, list[0].handle)) << "not Bo's";
+  EXPECT_TRUE(accounts().session(phone.token));
+  EXPECT_TRUE(accounts().close_session_by_handle(a.id, list[0].handle));
+  EXPECT_FALSE(accounts().session(phone.token));
+  EXPECT_TRUE(accounts().session(laptop.token));
+
+  auto tablet = accounts().open_session(a.id);
+  EXPECT_EQ(accounts().close_other_sessions(a.id, laptop.token), 1);
+  EXPECT_FALSE(accounts().session(tablet.token));
+  EXPECT_TRUE(accounts().session(laptop.token));
+  EXPECT_TRUE(accounts().session(bos.token)) << "another person's sessions stay";
+}
+
 TEST_P(AccountsTest, CommandsCreateUsersAndInvites) {
   clock_.set(system_clock().now_ms());  // the command runs on the real clock
   std::string out;
@@ -291,6 +402,63 @@ TEST_P(AccountsTest, CommandsCreateUsersAndInvites) {
   EXPECT_TRUE(accounts().invite_open(token));
   auto wrong = accounts().accept_invite(token, "eve@example.com", kPassword);
   EXPECT_EQ(error_of(wrong, "email"), "error_invite_email");
+}
+
+TEST_P(AccountsTest, CommandsListSetPasswordsDeactivateAndMakeRecoveryLinks) {
+  clock_.set(system_clock().now_ms());  // the command runs on the real clock
+  Account root = make("root@example.com");
+  Account a = make("ana@example.com");
+  auto s = accounts().open_session(a.id);
+  std::string out;
+  std::string peto = "env PETO_PASSWORD_COST=test PETO_DATABASE_URL='" + url() +
+                     "' PETO_DATA_DIR='" + dir().string() + "' " + peto::testing::peto_binary();
+  auto run = [&](const std::string& args, const std::string& stdin_text = "") {
+    return peto::testing::run_command("printf '%s\\n' '" + stdin_text + "' | " + peto + args, &out);
+  };
+  ASSERT_EQ(run(" user list"), 0) << out;
+  EXPECT_NE(out.find(std::to_string(a.id) + "\tana@example.com\tuser\tactive\t"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\troot@example.com\tadmin\tactive\t"), std::string::npos) << out;
+  EXPECT_NE(out.find("\tnever\n"), std::string::npos) << out;
+
+  EXPECT_EQ(run(" user set-password --email nobody@example.com --password-stdin", kPassword), 2);
+  EXPECT_NE(out.find("there is no account for nobody@example.com"), std::string::npos) << out;
+  EXPECT_EQ(run(" user set-password --email ana@example.com --password-stdin", "short"), 2);
+  EXPECT_NE(out.find("at least 12 characters"), std::string::npos) << out;
+  EXPECT_TRUE(accounts().session(s.token)) << "a refused password changes nothing";
+  ASSERT_EQ(
+      run(" user set-password --email ANA@example.com --password-stdin", "set from the shell"), 0)
+      << out;
+  EXPECT_FALSE(accounts().session(s.token));
+  EXPECT_TRUE(accounts().check_password("ana@example.com", "set from the shell"));
+  EXPECT_EQ(accounts().events(a.id)[0].actor_id, 0) << "the command line";
+
+  ASSERT_EQ(run(" user deactivate --email ana@example.com"), 0) << out;
+  EXPECT_FALSE(accounts().find(a.id)->active);
+  EXPECT_EQ(run(" user recover --email ana@example.com"), 2) << out;
+  EXPECT_NE(out.find("activate it first"), std::string::npos) << out;
+  EXPECT_EQ(run(" user deactivate --email ana@example.com"), 0) << out;
+  EXPECT_NE(out.find("already"), std::string::npos) << out;
+  ASSERT_EQ(run(" user activate --email ana@example.com"), 0) << out;
+  EXPECT_TRUE(accounts().find(a.id)->active);
+
+  ASSERT_EQ(run(" user recover --email ana@example.com"), 0) << out;
+  std::string last = out.substr(out.find_last_of('\n', out.size() - 2) + 1);
+  ASSERT_EQ(last.rfind("/recover/", 0), 0u) << out;
+  std::string token = last.substr(9, 64);
+  ASSERT_TRUE(accounts().recovery_account(token));
+  EXPECT_EQ(accounts().recovery_account(token)->id, a.id);
+  EXPECT_EQ(run(" user recover --email nobody@example.com"), 2) << out;
+  EXPECT_EQ(run(" user list --email x"), 2) << "CLI11 refuses an unknown option";
+
+  EXPECT_EQ(run(" user delete --email ana@example.com"), 2) << out;
+  EXPECT_NE(out.find("add --yes"), std::string::npos) << out;
+  EXPECT_TRUE(accounts().find(a.id));
+  ASSERT_EQ(run(" user delete --email ana@example.com --yes"), 0) << out;
+  EXPECT_FALSE(accounts().find(a.id));
+  EXPECT_FALSE(accounts().recovery_account(token));
+  EXPECT_EQ(run(" user delete --email ana@example.com --yes"), 2) << out;
+  EXPECT_TRUE(accounts().find(root.id));
 }
 
 PETO_BOTH_BACKENDS(AccountsTest);

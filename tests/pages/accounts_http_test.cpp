@@ -80,6 +80,12 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// The page a POST's answer leads to, with the message it carried.
+ClientResponse landing(const SignedInClient& client, const ClientResponse& answer) {
+  return client.request("GET", answer.header("Location"), "",
+                        {{"Cookie", "peto_flash=" + cookie_of(answer, "peto_flash")}});
+}
+
 TEST_P(AccountsHttpTest, SignInSetsASafeCookieAndRotatesTheSession) {
   make("ana@example.com");
   auto form = get("/signin?next=/profile");
@@ -607,7 +613,152 @@ TEST_P(AccountsHttpTest, TheAdminPageIsNotFoundForOthers) {
   EXPECT_TRUE(contains(page.body, "Page not found"));
   EXPECT_EQ(bo.post_form("/admin/invites", {{"email", ""}}).status, 404);
   EXPECT_EQ(count("invites"), 0);
-  EXPECT_FALSE(contains(bo.get("/profile").body, "href=\"/admin/invites\""));
+  EXPECT_FALSE(contains(bo.get("/profile").body, "href=\"/admin\""));
+  EXPECT_EQ(bo.get("/admin").status, 404);
+  auto admin = accounts().find_by_email("admin@example.com");
+  EXPECT_EQ(bo.post_form("/admin/people/" + std::to_string(admin->id) + "/deactivate", {}).status,
+            404);
+  EXPECT_EQ(bo.post_form("/admin/people/" + std::to_string(admin->id) + "/recovery", {}).status,
+            404);
+  EXPECT_TRUE(accounts().find(admin->id)->active);
+}
+
+TEST_P(AccountsHttpTest, AnAdministratorsRecoveryLinkSetsANewPasswordOnce) {
+  SignedInClient admin(port(), accounts(), "admin@example.com");
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  const std::int64_t id = ana.account().id;
+  domain::ApiTokens tokens(db(), clock_);
+  std::string secret = std::get<domain::NewToken>(tokens.create(id, "Phone", {"read"})).secret;
+
+  auto people = admin.get("/admin");
+  ASSERT_EQ(people.status, 200);
+  EXPECT_TRUE(contains(people.body, "ana@example.com"));
+  EXPECT_TRUE(contains(people.body, "/admin/people/" + std::to_string(id) + "/recovery"));
+  EXPECT_FALSE(
+      contains(people.body, "/admin/people/" + std::to_string(admin.account().id) + "/deactivate"))
+      << "not for oneself";
+  EXPECT_EQ(
+      admin.post_form("/admin/people/" + std::to_string(admin.account().id) + "/deactivate", {})
+          .status,
+      404);
+  EXPECT_TRUE(admin.account().active);
+
+  auto made = admin.post_form("/admin/people/" + std::to_string(id) + "/recovery", {});
+  ASSERT_EQ(made.status, 200);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(made.body, m, std::regex("/recover/([0-9a-f]{64})")));
+  const std::string path = m[0];
+  EXPECT_EQ(made.header("Cache-Control"), "no-store");
+
+  auto form = get(path);
+  ASSERT_EQ(form.status, 200);
+  EXPECT_TRUE(contains(form.body, "ana@example.com"));
+  EXPECT_EQ(form.header("Referrer-Policy"), "no-referrer");
+  auto mismatch =
+      post(path, {{"password", "a recovered password"}, {"password_again", "something else"}});
+  EXPECT_EQ(mismatch.status, 422);
+  EXPECT_TRUE(contains(mismatch.body, "The two passwords differ"));
+  auto short_pw = post(path, {{"password", "short"}, {"password_again", "short"}});
+  EXPECT_EQ(short_pw.status, 422);
+  EXPECT_TRUE(contains(short_pw.body, "Use at least 12 characters."));
+
+  // Keys kept (the box unticked): the token still works; every session ended.
+  auto done = post(
+      path, {{"password", "a recovered password"}, {"password_again", "a recovered password"}});
+  ASSERT_EQ(done.status, 303) << done.body;
+  EXPECT_EQ(done.header("Location"), "/signin?recovered=password");
+  EXPECT_TRUE(contains(get("/signin?recovered=password").body, "Your new password is set"));
+  EXPECT_EQ(ana.get("/profile").status, 303) << "signed out";
+  EXPECT_TRUE(tokens.authenticate(secret));
+  EXPECT_EQ(sign_in("ana@example.com", "a recovered password").status, 303);
+
+  auto again = get(path);
+  EXPECT_EQ(again.status, 404) << "once";
+  EXPECT_TRUE(contains(again.body, "This recovery link cannot be used"));
+  EXPECT_EQ(post(path, {{"password", "one more password"}, {"password_again", "one more password"}})
+                .status,
+            404);
+
+  // A second link, with the keys ended.
+  made = admin.post_form("/admin/people/" + std::to_string(id) + "/recovery", {});
+  ASSERT_TRUE(std::regex_search(made.body, m, std::regex("/recover/([0-9a-f]{64})")));
+  auto ended = post(m[0], {{"password", "one more password"},
+                           {"password_again", "one more password"},
+                           {"end_keys", "on"}});
+  ASSERT_EQ(ended.status, 303);
+  EXPECT_EQ(ended.header("Location"), "/signin?recovered=keys");
+  EXPECT_FALSE(tokens.authenticate(secret));
+
+  // A link an hour old is refused.
+  made = admin.post_form("/admin/people/" + std::to_string(id) + "/recovery", {});
+  ASSERT_TRUE(std::regex_search(made.body, m, std::regex("/recover/([0-9a-f]{64})")));
+  clock_.advance(std::chrono::minutes(61));
+  EXPECT_EQ(get(m[0]).status, 404);
+}
+
+TEST_P(AccountsHttpTest, AnAdministratorDeactivatesAndActivatesSomeone) {
+  SignedInClient admin(port(), accounts(), "admin@example.com");
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  const std::string base = "/admin/people/" + std::to_string(ana.account().id);
+  auto off = admin.post_form(base + "/deactivate", {});
+  ASSERT_EQ(off.status, 303);
+  EXPECT_TRUE(contains(landing(admin, off).body, "ana@example.com is deactivated"));
+  EXPECT_EQ(ana.get("/profile").status, 303) << "signed out";
+  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 422);
+  auto people = admin.get("/admin").body;
+  EXPECT_TRUE(contains(people, base + "/activate"));
+  EXPECT_FALSE(contains(people, base + "/recovery")) << "no link for an inactive account";
+  EXPECT_EQ(admin.post_form(base + "/activate", {}).status, 303);
+  EXPECT_EQ(sign_in("ana@example.com", kPassword).status, 303);
+  EXPECT_EQ(admin.post_form("/admin/people/99999/activate", {}).status, 404);
+  EXPECT_EQ(admin.post_form("/admin/people/x/activate", {}).status, 404);
+}
+
+TEST_P(AccountsHttpTest, ABrowserIsNamedAsAPersonKnowsIt) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  const std::int64_t id = ana.account().id;
+  accounts().open_session(id, {"192.0.2.9",
+                               "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
+                               "(KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0"});
+  accounts().open_session(id,
+                          {"192.0.2.10",
+                           "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) "
+                           "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 "
+                           "Safari/604.1"});
+  accounts().open_session(id, {"192.0.2.11", "a <b>strange</b> client"});
+  auto page = ana.get("/profile/sessions").body;
+  EXPECT_TRUE(contains(page, "Edge · Windows")) << page;
+  EXPECT_TRUE(contains(page, "Safari · iOS")) << page;
+  EXPECT_TRUE(contains(page, "Unknown browser")) << page;
+  EXPECT_FALSE(contains(page, "<b>strange")) << "nothing of the header is written as HTML";
+}
+
+TEST_P(AccountsHttpTest, ThePersonSeesTheirBrowsersAndSignsOthersOut) {
+  SignedInClient ana(port(), accounts(), "ana@example.com");
+  auto phone = SignedInClient::with_session(port(), accounts(), "ana@example.com");
+  auto tablet = SignedInClient::with_session(port(), accounts(), "ana@example.com");
+  auto page = ana.get("/profile/sessions");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(count_of(page.body, "name=\"session\""), 2u) << "not the current browser";
+  EXPECT_TRUE(contains(page.body, "This browser"));
+  EXPECT_TRUE(contains(page.body, "127.0.0.1")) << "the address of the sign-in";
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(page.body, m, std::regex("name=\"session\" value=\"([0-9a-f]{24})\"")));
+  ASSERT_EQ(ana.post_form("/profile/sessions/end", {{"session", m[1]}}).status, 303);
+  EXPECT_EQ(phone.get("/profile").status + tablet.get("/profile").status, 200 + 303)
+      << "one of the two ended";
+  auto gone = ana.post_form("/profile/sessions/end", {{"session", m[1]}});
+  EXPECT_EQ(gone.status, 303);
+  EXPECT_TRUE(contains(landing(ana, gone).body, "signed out already"));
+
+  ASSERT_EQ(ana.post_form("/profile/sessions/end-others", {}).status, 303);
+  EXPECT_EQ(phone.get("/profile").status, 303);
+  EXPECT_EQ(tablet.get("/profile").status, 303);
+  auto after = ana.get("/profile/sessions");
+  EXPECT_EQ(after.status, 200);
+  EXPECT_EQ(count_of(after.body, "name=\"session\""), 0u);
+  EXPECT_FALSE(contains(after.body, "/profile/sessions/end-others"));
 }
 
 TEST_P(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {

@@ -136,7 +136,12 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
       {"/documents/{id}/copies/{copy_id}/send", document_id},
       {"/profile/export/{id}/download", archive_id},
       {"/trash/{id}/restore", *records_->remove(ana.account().id, domain::kind("companies"),
-                                                one_of_each_extra(ana.account().id))}};
+                                                one_of_each_extra(ana.account().id))},
+      // Ana's account: Bob is no administrator.
+      {"/admin/people/{id}/recovery", ana.account().id},
+      {"/admin/people/{id}/deactivate", ana.account().id},
+      {"/admin/people/{id}/activate", ana.account().id},
+      {"/admin/people/{id}/delete", ana.account().id}};
 
   int checked = 0;
   for (const Route& route : router_.routes()) {
