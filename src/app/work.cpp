@@ -9,6 +9,7 @@
 #include "engine/worker.h"
 #include "media/backups.h"
 #include "media/exports.h"
+#include "notify/recovery_mail.h"
 
 namespace peto::app {
 
@@ -52,6 +53,15 @@ engine::TaskKinds task_kinds(App& app) {
     return media::run_export_task(*app.db, *app.clock, app.config, task.id, task.owner);
   };
   k.add(std::move(packing));
+  // A recovery link asked for on the sign-in page, mailed (never retried:
+  // the person asks again).
+  engine::TaskKind recovery;
+  recovery.name = notify::kRecoveryMailTask;
+  recovery.max_attempts = 1;
+  recovery.handler = [&app, http](const engine::Task& task) {
+    return notify::send_recovery_mail(*app.db, *app.clock, app.config, *http, task);
+  };
+  k.add(std::move(recovery));
   // A person's "Send a test", "Sync now" and a copy's "Send now" (errands).
   auto tries = std::make_shared<connections::Tries>(*app.db, *app.clock, app.config, *http);
   for (const char* name :

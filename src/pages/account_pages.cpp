@@ -398,13 +398,22 @@ Response post_password(Site& site, Request& r, const Visitor& v) {
   return Site::redirect("/profile?saved=password_keys");
 }
 
+// True when the visitor is the one active administrator: the instance would
+// be left without one, and nobody could invite or recover anybody.
+bool last_admin(Site& site, const Visitor& v) {
+  if (!v.account.is_admin) return false;
+  for (const auto& s : site.accounts().list()) {
+    if (s.account.id != v.account.id && s.account.is_admin && s.account.active) return false;
+  }
+  return true;
+}
+
 Response post_deactivate(Site& site, Request& r, const Visitor& v) {
   Form f = Form::parse(r);
-  if (f.get("confirm") != "yes") {
-    domain::FieldErrors errors;
-    errors.add("confirm", "error_deactivate_confirm");
-    return profile_page(site, r, v, 422, saved_profile(v.account), errors, "");
-  }
+  domain::FieldErrors errors;
+  if (f.get("confirm") != "yes") errors.add("confirm", "error_deactivate_confirm");
+  if (last_admin(site, v)) errors.add("confirm", "error_last_admin");
+  if (!errors.empty()) return profile_page(site, r, v, 422, saved_profile(v.account), errors, "");
   site.accounts().set_active(v.account.id, false, v.account.id);
   log::info("web", "account deactivated", {{"user", v.account.id}});
   Response out = Site::redirect("/signin");
@@ -418,6 +427,7 @@ Response post_delete_account(Site& site, Request& r, const Visitor& v) {
   Form f = Form::parse(r);
   domain::FieldErrors errors;
   if (f.get("confirm_delete") != "yes") errors.add("confirm_delete", "error_delete_confirm");
+  if (last_admin(site, v)) errors.add("confirm_delete", "error_last_admin");
   if (!site.accounts().check_password(v.account.email, f.get("delete_password"))) {
     errors.add("delete_password", "error_password_wrong");
   }

@@ -14,9 +14,11 @@
 #include "engine/queue.h"
 #include "http/form.h"
 #include "media/backups.h"
+#include "notify/recovery_mail.h"
 #include "pages/record_view.h"
 #include "pages/site.h"
 #include "purge/accounts.h"
+#include "store/cache.h"
 #include "sync/feed.h"
 
 namespace peto::web {
@@ -88,6 +90,50 @@ Response post_recover(Site& site, Request& r) {
   }
   // The browser's own session (if any) ended with the others.
   return Site::redirect(std::string("/signin?recovered=") + (keys ? "keys" : "password"));
+}
+
+// --- /signin/forgot ---
+
+// Asking for a link by e-mail: at most kForgotPerAddress a quarter of an hour
+// from one client address and kForgotPerAccount an hour for one typed
+// address (the mailbox is not flooded, and neither says whether it exists).
+constexpr int kForgotPerAddress = 5;
+constexpr int kForgotPerAccount = 3;
+
+Response forgot_page(Site& site, const Request& r, int status, const std::string& email,
+                     const std::string& error_key, bool sent) {
+  const std::string lang = site.public_language(r);
+  json data = {{"can_mail", !site.settings().smtp_url.empty()},
+               {"values", {{"email", email}}},
+               {"sent", sent}};
+  if (!error_key.empty()) data["form_error"] = site.catalogue().text(lang, error_key);
+  Response out = site.render_public(r, status, "forgot", data);
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+Response post_forgot(Site& site, Request& r) {
+  if (site.settings().smtp_url.empty()) return forgot_page(site, r, 200, "", "", false);
+  Form f = Form::parse(r);
+  const std::string typed = f.get("email");
+  auto folded = domain::normalise_email(typed);
+  if (!folded) return forgot_page(site, r, 422, typed, "error_email_invalid", false);
+  store::Cache cache(site.db(), site.clock());
+  const std::int64_t now = site.clock().now_ms();
+  const bool held =
+      cache.incr("ratelimit:forgot:ip:" + r.remote_address + ":" + std::to_string(now / 900000), 1,
+                 std::chrono::minutes(20)) > kForgotPerAddress ||
+      cache.incr("ratelimit:forgot:email:" + domain::token_hash(*folded) + ":" +
+                     std::to_string(now / 3600000),
+                 1, std::chrono::minutes(70)) > kForgotPerAccount;
+  if (held) {
+    Response out = forgot_page(site, r, 429, typed, "error_forgot_too_many", false);
+    out.set_header("Retry-After", "900");
+    return out;
+  }
+  // The same work whatever the address: the worker looks it up.
+  engine::Queue(site.db(), site.clock()).enqueue(notify::recovery_mail_task(*folded));
+  return forgot_page(site, r, 200, "", "", true);
 }
 
 // --- /profile/sessions ---
@@ -298,6 +344,12 @@ void add_security_routes(Router& router, Site& site) {
   router.add("POST", "/recover/{token}",
              site.signed_out_form([s](Request& r) { return post_recover(*s, r); }),
              "Set a new password with a recovery link");
+  router.add(
+      "GET", "/signin/forgot", [s](Request& r) { return forgot_page(*s, r, 200, "", "", false); },
+      "Forgotten password: ask for a recovery link");
+  router.add("POST", "/signin/forgot",
+             site.signed_out_form([s](Request& r) { return post_forgot(*s, r); }),
+             "Send a recovery link by e-mail");
   router.add("GET", "/profile/sessions",
              site.signed_in([s](Request& r, const Visitor& v) { return sessions_page(*s, r, v); }),
              "Signed-in browsers and security events");

@@ -843,6 +843,7 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     }
 
     await check('/signin');
+    await check('/signin/forgot');
     if (process.env.PETO_RECOVERY_PATH) await check(process.env.PETO_RECOVERY_PATH);
     await signIn(flow, s);
     for (const [p, shot] of [['/admin', 'admin.png'], ['/profile/sessions', 'sessions.png']]) {

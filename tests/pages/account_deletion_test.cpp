@@ -140,6 +140,7 @@ class AccountDeletionTest : public peto::testing::SiteTest {
 };
 
 TEST_P(AccountDeletionTest, NothingOfTheDeletedAccountIsLeftAndNothingOfAnothersGoes) {
+  SignedInClient admin(port(), accounts(), "admin@example.com");
   SignedInClient ana(port(), accounts(), "ana@example.com");
   SignedInClient ben(port(), accounts(), "ben@example.com");
   const std::int64_t ana_id = ana.account().id;

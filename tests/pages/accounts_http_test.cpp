@@ -2,6 +2,8 @@
 // limit, profile, password, invites, the admin page and security headers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <regex>
 
@@ -696,6 +698,62 @@ TEST_P(AccountsHttpTest, AnAdministratorsRecoveryLinkSetsANewPasswordOnce) {
   EXPECT_EQ(get(m[0]).status, 404);
 }
 
+TEST_P(AccountsHttpTest, AskingForALinkByMailSaysTheSameWhetherOrNotTheAccountExists) {
+  make("ana@example.com");
+  auto without = get("/signin/forgot");
+  EXPECT_EQ(without.status, 200);
+  EXPECT_TRUE(contains(without.body, "cannot send e-mail")) << "no SMTP: ask the administrator";
+  EXPECT_FALSE(contains(without.body, "action=\"/signin/forgot\""));
+  EXPECT_TRUE(contains(get("/signin").body, "href=\"/signin/forgot\""));
+
+  config_.smtp_url = "smtp://127.0.0.1:25";
+  EXPECT_TRUE(contains(get("/signin/forgot").body, "action=\"/signin/forgot\""));
+  auto known = post("/signin/forgot", {{"email", "ana@example.com"}});
+  auto unknown = post("/signin/forgot", {{"email", "nobody@example.com"}});
+  EXPECT_EQ(known.status, 200);
+  EXPECT_EQ(unknown.status, known.status);
+  auto words = [](const std::string& body) {
+    return body.substr(body.find("<main"), body.find("</main>") - body.find("<main"));
+  };
+  EXPECT_EQ(words(unknown.body), words(known.body)) << "the same answer";
+  EXPECT_TRUE(contains(known.body, "If an account has that address"));
+  EXPECT_EQ(count("tasks WHERE kind = 'recovery_mail'"), 2) << "the same work for both";
+  EXPECT_EQ(count("recovery_links"), 0) << "the worker makes the link, not the page";
+
+  auto bad = post("/signin/forgot", {{"email", "not an address"}});
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_TRUE(contains(bad.body, "Enter an e-mail address"));
+
+  // Three an hour for one address, whether or not it has an account.
+  EXPECT_EQ(post("/signin/forgot", {{"email", "nobody@example.com"}}).status, 200);
+  EXPECT_EQ(post("/signin/forgot", {{"email", "nobody@example.com"}}).status, 200);
+  auto held = post("/signin/forgot", {{"email", "nobody@example.com"}});
+  EXPECT_EQ(held.status, 429);
+  EXPECT_EQ(held.header("Retry-After"), "900");
+  EXPECT_EQ(count("tasks WHERE kind = 'recovery_mail'"), 4);
+
+  // And in the same time, within noise: the medians of 9 of each, taken in
+  // turns (each hour anew, so the limits stay out of it).
+  std::vector<double> known_ms, unknown_ms;
+  for (int i = 0; i < 9; ++i) {
+    clock_.advance(std::chrono::hours(1));
+    using Turn = std::pair<const char*, std::vector<double>*>;
+    for (const auto& [address, into] :
+         {Turn{"ana@example.com", &known_ms}, Turn{"nobody@example.com", &unknown_ms}}) {
+      const auto start = std::chrono::steady_clock::now();
+      EXPECT_EQ(post("/signin/forgot", {{"email", address}}).status, 200);
+      into->push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+  }
+  std::sort(known_ms.begin(), known_ms.end());
+  std::sort(unknown_ms.begin(), unknown_ms.end());
+  const double a = known_ms[4], b = unknown_ms[4];
+  EXPECT_LT(std::abs(a - b), std::max(5.0, 0.5 * std::max(a, b)))
+      << "median " << a << " ms for an account, " << b << " ms for none";
+}
+
 TEST_P(AccountsHttpTest, AnAdministratorDeactivatesAndActivatesSomeone) {
   SignedInClient admin(port(), accounts(), "admin@example.com");
   SignedInClient ana(port(), accounts(), "ana@example.com");
@@ -761,7 +819,25 @@ TEST_P(AccountsHttpTest, ThePersonSeesTheirBrowsersAndSignsOthersOut) {
   EXPECT_FALSE(contains(after.body, "/profile/sessions/end-others"));
 }
 
+TEST_P(AccountsHttpTest, TheOnlyAdministratorCanNeitherDeactivateNorDeleteThemself) {
+  SignedInClient root(port(), accounts(), "root@example.com");
+  ASSERT_TRUE(root.account().is_admin);
+  make("bo@example.com");
+  auto off = root.post_form("/profile/deactivate", {{"confirm", "yes"}});
+  EXPECT_EQ(off.status, 422);
+  EXPECT_TRUE(contains(off.body, "only administrator"));
+  auto gone = root.post_form("/profile/delete",
+                             {{"delete_password", kPassword}, {"confirm_delete", "yes"}});
+  EXPECT_EQ(gone.status, 422);
+  EXPECT_TRUE(contains(gone.body, "only administrator"));
+  EXPECT_TRUE(accounts().find(root.account().id)->active);
+  // With a second administrator, either may go.
+  make("second@example.com", true);
+  EXPECT_EQ(root.post_form("/profile/deactivate", {{"confirm", "yes"}}).status, 303);
+}
+
 TEST_P(AccountsHttpTest, DeactivationNeedsConfirmationAndSignsOut) {
+  make("admin@example.com");
   SignedInClient ana(port(), accounts(), "ana@example.com");
   auto unconfirmed = ana.post_form("/profile/deactivate", {});
   EXPECT_EQ(unconfirmed.status, 422);
