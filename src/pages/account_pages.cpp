@@ -391,10 +391,7 @@ Response post_password(Site& site, Request& r, const Visitor& v) {
   // Other sessions ended with the change; the keys that work without a
   // password too, unless the person chose to keep them.
   if (!end_keys) return Site::redirect("/profile?saved=password");
-  const auto tokens = domain::ApiTokens(site.db(), site.clock()).revoke_all(v.account.id);
-  const bool feed = sync::CalendarFeeds(site.db(), site.clock()).revoke(v.account.id);
-  log::info("web", "password changed; keys ended",
-            {{"user", v.account.id}, {"tokens", tokens}, {"calendar_feed", feed}});
+  end_keys_of(site, v.account.id, "password changed; keys ended");
   return Site::redirect("/profile?saved=password_keys");
 }
 
@@ -466,6 +463,12 @@ Response post_invites(Site& site, Request& r, const Visitor& v) {
 }
 
 }  // namespace
+
+void end_keys_of(Site& site, std::int64_t user_id, const char* why) {
+  const auto tokens = domain::ApiTokens(site.db(), site.clock()).revoke_all(user_id);
+  const bool feed = sync::CalendarFeeds(site.db(), site.clock()).revoke(user_id);
+  log::info("web", why, {{"user", user_id}, {"tokens", tokens}, {"calendar_feed", feed}});
+}
 
 void add_account_routes(Router& router, Site& site) {
   Site* s = &site;

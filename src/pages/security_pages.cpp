@@ -9,7 +9,6 @@
 
 #include "core/log.h"
 #include "domain/accounts.h"
-#include "domain/api_tokens.h"
 #include "engine/heartbeat.h"
 #include "engine/queue.h"
 #include "http/form.h"
@@ -19,21 +18,12 @@
 #include "pages/site.h"
 #include "purge/accounts.h"
 #include "store/cache.h"
-#include "sync/feed.h"
 
 namespace peto::web {
 
 namespace {
 
 using nlohmann::json;
-
-// Ends the API tokens and the calendar feed address of `user_id`: they work
-// without the password, so whoever had the account may still hold them.
-void end_keys(Site& site, std::int64_t user_id, const char* why) {
-  const auto tokens = domain::ApiTokens(site.db(), site.clock()).revoke_all(user_id);
-  const bool feed = sync::CalendarFeeds(site.db(), site.clock()).revoke(user_id);
-  log::info("web", why, {{"user", user_id}, {"tokens", tokens}, {"calendar_feed", feed}});
-}
 
 // --- /recover/{token} ---
 
@@ -84,7 +74,7 @@ Response post_recover(Site& site, Request& r) {
     return recover_page(site, r, 422, account->email, *e, keys);
   }
   if (keys) {
-    end_keys(site, account->id, "password recovered; keys ended");
+    end_keys_of(site, account->id, "password recovered; keys ended");
   } else {
     log::info("web", "password recovered", {{"user", account->id}});
   }

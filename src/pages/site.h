@@ -179,6 +179,10 @@ std::filesystem::path pages_dir(const Site& site);
 
 // /signin, /signout, /invite/{token}, /profile…, /admin/invites.
 void add_account_routes(Router& router, Site& site);
+// Ends the API tokens and the calendar feed address of `user_id` (they work
+// without the password) and logs `why` with how many went: after a password
+// change or a recovery, when the person chose it. In account_pages.cpp.
+void end_keys_of(Site& site, std::int64_t user_id, const char* why);
 // /recover/{token}, /profile/sessions, /admin (pages/security_pages.cpp).
 void add_security_routes(Router& router, Site& site);
 // /profile/tokens: the visitor's API tokens (pages/token_pages.cpp).
