@@ -127,8 +127,8 @@ void add_token_commands(CLI::App& cli, std::vector<Command>& out) {
   out.push_back({revoke, [user, id](app::App& a) { return app::cmd_token_revoke(a, *user, *id); }});
 }
 
-// user create|list|set-password|deactivate|activate|recover|delete, invite create,
-// demo; and the token commands.
+// user create|list|set-password|deactivate|activate|recover|reset-two-factor|delete,
+// invite create, demo; and the token commands.
 void add_account_commands(CLI::App& cli, std::vector<Command>& out) {
   auto* user = cli.add_subcommand("user", "manage accounts");
   user->require_subcommand(1);
@@ -170,6 +170,11 @@ void add_account_commands(CLI::App& cli, std::vector<Command>& out) {
       user->add_subcommand("recover", "print a one-hour, single-use link that sets a new password");
   recover->add_option("--email", *email, email_help)->required();
   out.push_back({recover, [email](app::App& a) { return app::cmd_user_recover(a, *email); }});
+  auto* reset = user->add_subcommand(
+      "reset-two-factor", "turn an account's two-step sign-in off (a lost phone and codes)");
+  reset->add_option("--email", *email, email_help)->required();
+  out.push_back(
+      {reset, [email](app::App& a) { return app::cmd_user_reset_two_factor(a, *email); }});
   auto yes = slot(false);
   auto* remove = user->add_subcommand(
       "delete", "delete an account and everything in it, for good (deactivate keeps it)");

@@ -103,6 +103,9 @@ int cmd_user_set_active(App& app, const std::string& email, bool active);
 // `peto user recover`: prints a recovery link (as the invite's) alone on the
 // last line.
 int cmd_user_recover(App& app, const std::string& email);
+// `peto user reset-two-factor`: two-step sign-in off, for a person who lost
+// their authenticator and their recovery codes.
+int cmd_user_reset_two_factor(App& app, const std::string& email);
 // `peto user delete`: the account and everything in it (purge/accounts.h);
 // refused without `yes`.
 int cmd_user_delete(App& app, const std::string& email, bool yes);

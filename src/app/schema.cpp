@@ -11,11 +11,13 @@
 #include "domain/saved_views.h"
 #include "domain/search.h"
 #include "domain/trash.h"
+#include "domain/two_factor.h"
 #include "engine/lease.h"
 #include "engine/queue.h"
 #include "media/backups.h"
 #include "media/exports.h"
 #include "media/uploads.h"
+#include "sso/oidc.h"
 #include "store/cache.h"
 #include "store/migrate.h"
 #include "sync/syncs.h"
@@ -47,6 +49,8 @@ std::vector<store::Migration> migrations() {
   add(domain::SavedViews::migrations());         // 18
   add(domain::auto_reminder_migrations());       // 19
   add(domain::Accounts::security_migrations());  // 20
+  add(domain::TwoFactor::migrations());          // 21
+  add(sso::Oidc::migrations());                  // 22
   return all;
 }
 

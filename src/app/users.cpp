@@ -11,6 +11,7 @@
 #include "app/app.h"
 #include "core/clock.h"
 #include "domain/accounts.h"
+#include "domain/two_factor.h"
 #include "purge/accounts.h"
 
 namespace peto::app {
@@ -113,12 +114,13 @@ int cmd_user_create(App& app, const std::string& email, bool admin, bool passwor
 
 int cmd_user_list(App& app) {
   if (int rc = app.open_migrated_db(); rc != 0) return rc;
-  // Tab-separated: id, e-mail, role, state, created, last sign-in.
+  // Tab-separated: id, e-mail, role, state, created, last sign-in, second step.
   for (const auto& s : domain::Accounts(*app.db, *app.clock).list()) {
     std::cout << s.account.id << "\t" << s.account.email << "\t"
               << (s.account.is_admin ? "admin" : "user") << "\t"
               << (s.account.active ? "active" : "inactive") << "\t" << format_time_s(s.created_at)
-              << "\t" << (s.last_signin_at > 0 ? format_time_s(s.last_signin_at) : "never") << "\n";
+              << "\t" << (s.last_signin_at > 0 ? format_time_s(s.last_signin_at) : "never") << "\t"
+              << (s.two_factor ? "two-step" : "password") << "\n";
   }
   return 0;
 }
@@ -173,6 +175,22 @@ int cmd_user_recover(App& app, const std::string& email) {
   std::cout << "recovery link for " << account->email << "; it works once, for "
             << domain::kRecoveryMinutes << " minutes, and replaces earlier links:\n";
   std::cout << absolute_url(app.config.public_url, "/recover/" + token) << "\n";
+  return 0;
+}
+
+int cmd_user_reset_two_factor(App& app, const std::string& email) {
+  if (int rc = app.open_migrated_db(); rc != 0) return rc;
+  domain::Accounts accounts(*app.db, *app.clock);
+  auto account = any_account(accounts, email);
+  if (!account) return 2;
+  // Turning off reads no secret: the key is not needed.
+  if (!domain::TwoFactor(*app.db, *app.clock, app.config.secret_key).turn_off(account->id, 0)) {
+    std::cout << account->email << " has no two-step sign-in; nothing changed\n";
+    return 0;
+  }
+  app.say_database();
+  std::cout << "two-step sign-in is off for " << account->email
+            << "; the password alone signs in, and it can be set up again\n";
   return 0;
 }
 

@@ -131,6 +131,15 @@ const std::vector<ConfigVariable>& config_variables() {
       {"PETO_BACKUP_KEEP", "7", "scheduled backups kept (1-365); older ones are deleted"},
       {"PETO_STORE_LOCAL_ROOT", "DATA_DIR/stores",
        "each account's local-folder stores write only below <root>/<account id>"},
+      {"PETO_OIDC_ISSUER", "(empty)",
+       "an OpenID Connect provider's issuer address: sign-in through it (empty = off)"},
+      {"PETO_OIDC_CLIENT_ID", "(empty)", "peto's client id at the provider"},
+      {"PETO_OIDC_CLIENT_SECRET", "(empty)", "peto's client secret at the provider"},
+      {"PETO_OIDC_SCOPES", "openid email profile", "the scopes asked for"},
+      {"PETO_OIDC_AUTO_REGISTER", "false",
+       "a person the provider vouches for (verified e-mail) gets an account at the first sign-in"},
+      {"PETO_OIDC_NAME", "(empty)",
+       "the provider's name on the sign-in button (empty: single sign-on)"},
   };
   return vars;
 }
@@ -254,12 +263,38 @@ Status read_backups(const Getenv& env, Config& c) {
   return Status::ok();
 }
 
+// Sign-in through an OpenID Connect provider.
+Status read_oidc(const Getenv& env, Config& c) {
+  if (auto v = lookup(env, "PETO_OIDC_ISSUER")) {
+    // Kept exactly as given: the ID token's `iss` must equal it, trailing
+    // slash and all.
+    if (!v->empty() && !starts_with(*v, "https://") && !starts_with(*v, "http://"))
+      return bad("PETO_OIDC_ISSUER", "the provider's https:// address (its issuer)", *v);
+    c.oidc_issuer = *v;
+  }
+  if (auto v = lookup(env, "PETO_OIDC_CLIENT_ID")) c.oidc_client_id = *v;
+  if (auto v = lookup(env, "PETO_OIDC_CLIENT_SECRET")) c.oidc_client_secret = *v;
+  if (auto v = lookup(env, "PETO_OIDC_SCOPES")) {
+    if (v->find("openid") == std::string::npos)
+      return bad("PETO_OIDC_SCOPES", "scopes separated by spaces, openid among them", *v);
+    c.oidc_scopes = *v;
+  }
+  if (auto s = parse_bool(env, "PETO_OIDC_AUTO_REGISTER", &c.oidc_auto_register); !s) return s;
+  if (auto v = lookup(env, "PETO_OIDC_NAME")) c.oidc_name = *v;
+  if (!c.oidc_issuer.empty() && (c.oidc_client_id.empty() || c.oidc_client_secret.empty()))
+    return bad("PETO_OIDC_CLIENT_ID",
+               "a client id and PETO_OIDC_CLIENT_SECRET whenever PETO_OIDC_ISSUER is set",
+               c.oidc_client_id.empty() ? "(empty)" : c.oidc_client_id);
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<Config> Config::from_env(const Getenv& getenv_in) {
   Getenv env = getenv_in ? getenv_in : Getenv([](const char* n) { return std::getenv(n); });
   Config c;
-  for (auto* read : {read_storage, read_web, read_media, read_notices, read_running, read_backups})
+  for (auto* read :
+       {read_storage, read_web, read_media, read_notices, read_running, read_backups, read_oidc})
     if (auto s = read(env, c); !s) return s;
   return c;
 }

@@ -47,6 +47,13 @@ struct Config {
   int backup_weekday = 0;               // PETO_BACKUP_WEEKDAY, 0 = Monday
   int backup_keep = 7;                  // PETO_BACKUP_KEEP, 1-365
   std::string store_local_root;         // PETO_STORE_LOCAL_ROOT, "" = <data_dir>/stores
+  // Sign-in through an OpenID Connect provider (sso/oidc.h); off while the issuer is "".
+  std::string oidc_issuer;                           // PETO_OIDC_ISSUER
+  std::string oidc_client_id;                        // PETO_OIDC_CLIENT_ID
+  std::string oidc_client_secret;                    // PETO_OIDC_CLIENT_SECRET
+  std::string oidc_scopes = "openid email profile";  // PETO_OIDC_SCOPES
+  bool oidc_auto_register = false;                   // PETO_OIDC_AUTO_REGISTER
+  std::string oidc_name;  // PETO_OIDC_NAME: the button's "Sign in with …", "" = single sign-on
 
   std::string listen() const { return listen_host + ":" + std::to_string(listen_port); }
   std::string media_dir() const { return data_dir + "/media"; }

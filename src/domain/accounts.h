@@ -66,6 +66,7 @@ struct AccountSummary {
   Account account;
   std::int64_t created_at = 0;      // ms
   std::int64_t last_signin_at = 0;  // ms; 0 = never
+  bool two_factor = false;          // two-step sign-in on (domain/two_factor.h)
 };
 
 // A signed-in browser, as its owner sees it on the sessions page. `handle`
@@ -105,6 +106,14 @@ class Accounts {
   // case. The first account ever created is admin whatever `admin` says.
   std::variant<Account, FieldErrors> create(const std::string& email, const std::string& password,
                                             bool admin);
+  // An account that signs in through an identity provider only
+  // (sso/oidc.h): its password hash is no hash, so no password matches it
+  // until one is set (a recovery link). Inside the caller's transaction.
+  std::variant<Account, FieldErrors> create_without_password_in(store::Conn& conn,
+                                                                const std::string& email);
+  // False for an account made by create_without_password_in that has not
+  // set one since (and for no account).
+  bool has_password(std::int64_t id);
   std::optional<Account> find(std::int64_t id);
   std::optional<Account> find_by_email(const std::string& email);
   // nullopt for a wrong password, an unknown or an inactive account; an
@@ -192,11 +201,16 @@ class Accounts {
  private:
   std::variant<Account, FieldErrors> insert_account(store::Conn& conn, const std::string& email,
                                                     const std::string& password_hash, bool admin);
-  void record(store::Conn& conn, std::int64_t user_id, std::int64_t actor_id,
-              const std::string& kind, const std::string& detail = "");
   store::Db& db_;
   const Clock& clock_;
 };
+
+// Writes one account_events row on `conn`, inside the caller's transaction,
+// so the event and the change it tells of are kept or lost together.
+// `actor_id` as in AccountEvent.
+void record_account_event(store::Conn& conn, std::int64_t at_ms, std::int64_t user_id,
+                          std::int64_t actor_id, const std::string& kind,
+                          const std::string& detail = "");
 
 // SHA-256 of `token`, lower-case hex: what is stored for sessions and invites.
 std::string token_hash(const std::string& token);

@@ -14,6 +14,7 @@
 #include "pages/feed_pages.h"
 #include "pages/site.h"
 #include "purge/accounts.h"
+#include "sso/oidc.h"
 #include "store/cache.h"
 #include "sync/feed.h"
 
@@ -24,6 +25,12 @@ namespace {
 using nlohmann::json;
 
 constexpr int kSigninLimitPerMinute = 10;
+// The sign-in between the password and the code (domain/two_factor.h).
+constexpr const char* kChallengeCookie = "peto_challenge";
+// A browser its owner chose to trust: no code asked there for 30 days.
+constexpr const char* kTrustedCookie = "peto_trusted";
+// A sign-in on its way through the identity provider: its state.
+constexpr const char* kOidcCookie = "peto_oidc";
 
 std::string session_cookie(const Site& site, const Request& r, const std::string& token) {
   return site.cookie(r, kSessionCookie, token, domain::kSessionDays * 24 * 60 * 60);
@@ -129,6 +136,28 @@ class SigninThrottle {
   std::string by_address_, by_account_, account_;
 };
 
+// Where a sign-in goes once its first step (the password, or the identity
+// provider) has said who it is: to the code when two-step sign-in is on and
+// this browser is not trusted, else straight in. `how` is for the log.
+Response complete_signin(Site& site, const Request& r, const domain::Account& account,
+                         const std::string& next, const std::string& browser_zone,
+                         const char* how) {
+  if (site.two_factor().on(account.id) &&
+      !site.two_factor().trusted(account.id, cookie_value(r, kTrustedCookie))) {
+    Response out = Site::redirect("/signin/code?next=" + url_encode(safe_return(next, "/")));
+    out.set_header("Set-Cookie",
+                   site.cookie(r, kChallengeCookie, site.two_factor().open_challenge(account.id),
+                               domain::kChallengeMinutes * 60));
+    out.set_header("Cache-Control", "no-store");
+    return out;
+  }
+  log::info("web", "signed in", {{"user", account.id}, {"with", how}});
+  Response out = signed_in_redirect(site, r, account.id, safe_return(next, "/"));
+  out.headers.emplace_back("Set-Cookie", SigninThrottle(site, r, account.email).remember());
+  adopt_browser_zone(site, r, account, browser_zone, out);
+  return out;
+}
+
 // A page that asks for a password says so when it would travel unencrypted.
 void warn_of_plain_http(const Site& site, const Request& r, json& data) {
   if (!site.password_in_clear(r)) return;
@@ -153,6 +182,14 @@ Response signin_page(Site& site, const Request& r, int status, const std::string
   if (!error_key.empty()) {
     data["form_error"] = site.catalogue().text(site.public_language(r), error_key);
   }
+  if (site.oidc().enabled()) {
+    const std::string lang = site.public_language(r);
+    data["oidc"] = {{"href", "/signin/oidc?next=" + url_encode(safe_return(next, "/"))},
+                    {"label", site.oidc().name().empty()
+                                  ? site.catalogue().text(lang, "signin_oidc_button")
+                                  : site.catalogue().fill(lang, "signin_oidc_button_named",
+                                                          {{"name", site.oidc().name()}})}};
+  }
   Response out = site.render_public(r, status, "signin", data);
   out.set_header("Cache-Control", "no-store");
   return out;
@@ -175,10 +212,148 @@ Response post_signin(Site& site, Request& r) {
   auto account = site.accounts().check_password(email, f.get("password"));
   if (!account) return signin_page(site, r, 422, email, next, "error_signin_failed");
   throttle.succeeded();
-  log::info("web", "signed in", {{"user", account->id}});
+  return complete_signin(site, r, *account, next, f.get("time_zone"), "password");
+}
+
+// --- The second step of a sign-in with two-step sign-in on ---
+
+Response code_page(Site& site, const Request& r, int status, const std::string& next,
+                   const std::string& error_key) {
+  const std::string lang = site.public_language(r);
+  json data = {{"next", safe_return(next, "/")}};
+  if (!error_key.empty()) data["code_error"] = site.catalogue().text(lang, error_key);
+  Response out = site.render_public(r, status, "signin_code", data);
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+// Without a live challenge the code has nothing to complete: back to the
+// password, saying why, and the challenge cookie cleared.
+Response challenge_gone(Site& site, const Request& r, const std::string& next,
+                        const std::string& error_key) {
+  Response out = signin_page(site, r, 422, "", next, error_key);
+  out.set_header("Set-Cookie", site.cookie(r, kChallengeCookie, "", 0));
+  return out;
+}
+
+Response get_signin_code(Site& site, Request& r) {
+  const std::string next = r.query_param("next").value_or("/");
+  if (!site.two_factor().challenge_user(cookie_value(r, kChallengeCookie))) {
+    return Site::redirect("/signin?next=" + url_encode(safe_return(next, "/")));
+  }
+  return code_page(site, r, 200, next, "");
+}
+
+// Codes are guessed per account as well as per challenge: a person who
+// knows the password cannot open challenges without end.
+constexpr int kCodeFailuresPerQuarter = 10;
+
+Response post_signin_code(Site& site, Request& r) {
+  Form f = Form::parse(r);
+  const std::string next = f.get("next");
+  const std::string challenge = cookie_value(r, kChallengeCookie);
+  auto& tf = site.two_factor();
+  // The try counts before the code is checked, in one statement, so codes
+  // sent at the same moment cannot all be checked before any counts.
+  auto attempt = tf.try_challenge(challenge);
+  if (!attempt) return challenge_gone(site, r, next, "error_challenge_expired");
+  store::Cache cache(site.db(), site.clock());
+  const std::string failures = "ratelimit:signin:code:" + std::to_string(attempt->user_id) + ":" +
+                               std::to_string(site.clock().now_ms() / 900000);
+  if (cache.incr(failures, 1, std::chrono::minutes(20)) > kCodeFailuresPerQuarter) {
+    Response out = code_page(site, r, 429, next, "error_code_too_many");
+    out.set_header("Retry-After", "900");
+    return out;
+  }
+  const auto check = tf.verify(attempt->user_id, f.get("code"));
+  if (check == domain::TwoFactor::Check::wrong) {
+    if (attempt->last) {
+      tf.close_challenge(challenge);
+      return challenge_gone(site, r, next, "error_code_tries_used");
+    }
+    return code_page(site, r, 422, next, "error_code_wrong");
+  }
+  cache.incr(failures, -1, std::chrono::minutes(20));
+  tf.close_challenge(challenge);
+  auto account = site.accounts().find(attempt->user_id);
+  if (!account || !account->active) return challenge_gone(site, r, next, "error_signin_failed");
+  log::info("web", "signed in", {{"user", account->id}, {"second_step", true}});
   Response out = signed_in_redirect(site, r, account->id, safe_return(next, "/"));
-  out.headers.emplace_back("Set-Cookie", throttle.remember());
+  out.headers.emplace_back("Set-Cookie", site.cookie(r, kChallengeCookie, "", 0));
+  out.headers.emplace_back("Set-Cookie", SigninThrottle(site, r, account->email).remember());
+  if (f.get("trust") == "on") {
+    out.headers.emplace_back("Set-Cookie",
+                             site.cookie(r, kTrustedCookie, tf.trust_browser(account->id),
+                                         domain::kTrustedBrowserDays * 24 * 60 * 60));
+  }
   adopt_browser_zone(site, r, *account, f.get("time_zone"), out);
+  if (check == domain::TwoFactor::Check::recovery_code) {
+    // The person is one code poorer: the first page says how many are left.
+    const std::string lang =
+        site.catalogue().choose(account->language, r.header("Accept-Language"));
+    const auto left = tf.state(account->id).recovery_codes_left;
+    out.headers.emplace_back(
+        "Set-Cookie",
+        site.flash_cookie(
+            r, Flash::of("info", site.catalogue().fill(lang, "flash_recovery_code_used",
+                                                       {{"count", std::to_string(left)}}))));
+  }
+  return out;
+}
+
+// --- Sign-in through an OpenID Connect provider (sso/oidc.h) ---
+
+// Where the provider sends the browser back: under PETO_PUBLIC_URL, else the
+// address the browser used (the provider accepts only what was registered).
+std::string oidc_callback(const Site& site, const Request& r) {
+  const std::string path = "/signin/oidc/callback";
+  if (!site.settings().public_url.empty()) return site.settings().public_url + path;
+  const std::string* host = r.header("Host");
+  return std::string(site.over_https(r) ? "https://" : "http://") +
+         (host != nullptr ? *host : std::string("localhost")) + path;
+}
+
+Response get_signin_oidc(Site& site, Request& r) {
+  if (!site.oidc().enabled()) return site.not_found_public(r);
+  const std::string next = safe_return(r.query_param("next").value_or("/"), "/");
+  auto go = site.oidc().start(oidc_callback(site, r), next);
+  if (!go) {
+    log::warn("web", "single sign-on unavailable", {{"error", go.status().message()}});
+    return signin_page(site, r, 502, "", next, "error_oidc_unavailable");
+  }
+  Response out = Site::redirect(go->location);
+  out.set_header("Set-Cookie", site.cookie(r, kOidcCookie, go->state, sso::kLoginMinutes * 60));
+  out.set_header("Cache-Control", "no-store");
+  return out;
+}
+
+Response get_oidc_callback(Site& site, Request& r) {
+  if (!site.oidc().enabled()) return site.not_found_public(r);
+  // Whatever happens, the sign-in's cookie has done its work.
+  auto refused = [&](int status, const std::string& key) {
+    Response out = signin_page(site, r, status, "", "/", key);
+    out.headers.emplace_back("Set-Cookie", site.cookie(r, kOidcCookie, "", 0));
+    return out;
+  };
+  if (auto error = r.query_param("error")) {
+    log::info("web", "single sign-on declined by the provider", {{"error", *error}});
+    return refused(400, *error == "access_denied" ? "error_oidc_denied" : "error_oidc_failed");
+  }
+  auto who = site.oidc().finish(r.query_param("state").value_or(""), cookie_value(r, kOidcCookie),
+                                r.query_param("code").value_or(""), oidc_callback(site, r));
+  if (!who) {
+    const bool down = who.status().code() == Status::Code::unavailable;
+    log::warn("web", "single sign-on refused", {{"reason", who.status().message()}});
+    return refused(down ? 502 : 400, down ? "error_oidc_unavailable" : "error_oidc_failed");
+  }
+  auto account = site.oidc().account_for(*who);
+  if (auto* key = std::get_if<std::string>(&account)) {
+    log::info("web", "single sign-on without an account", {{"reason", *key}});
+    return refused(403, *key);
+  }
+  Response out =
+      complete_signin(site, r, std::get<domain::Account>(account), who->next, "", "oidc");
+  out.headers.emplace_back("Set-Cookie", site.cookie(r, kOidcCookie, "", 0));
   return out;
 }
 
@@ -282,7 +457,8 @@ Response profile_page(Site& site, const Request& r, const Visitor& v, int status
                {"languages", languages},
                {"zones", zone_groups(values.value("time_zone", ""))},
                {"errors", site.error_texts(&v, r, errors)},
-               {"bookmarklet", capture_bookmarklet(site, r)}};
+               {"bookmarklet", capture_bookmarklet(site, r)},
+               {"has_password", site.accounts().has_password(v.account.id)}};
   data["feed"] = feed_section(site, v);
   if (!flash_key.empty()) {
     data["flash"] = {{"kind", "success"}, {"message", t.value(flash_key, flash_key)}};
@@ -419,13 +595,19 @@ Response post_deactivate(Site& site, Request& r, const Visitor& v) {
 }
 
 // Deleting one's own account: the password again (a browser left signed in
-// is not enough) and the box ticked; then everything goes (purge/accounts.h).
+// is not enough; an account that signs in only through the identity provider
+// types its address instead) and the box ticked; then everything goes
+// (purge/accounts.h).
 Response post_delete_account(Site& site, Request& r, const Visitor& v) {
   Form f = Form::parse(r);
   domain::FieldErrors errors;
   if (f.get("confirm_delete") != "yes") errors.add("confirm_delete", "error_delete_confirm");
   if (last_admin(site, v)) errors.add("confirm_delete", "error_last_admin");
-  if (!site.accounts().check_password(v.account.email, f.get("delete_password"))) {
+  if (!site.accounts().has_password(v.account.id)) {
+    if (domain::normalise_email(f.get("delete_email")).value_or("") != v.account.email) {
+      errors.add("delete_email", "error_delete_email");
+    }
+  } else if (!site.accounts().check_password(v.account.email, f.get("delete_password"))) {
     errors.add("delete_password", "error_password_wrong");
   }
   if (!errors.empty()) return profile_page(site, r, v, 422, saved_profile(v.account), errors, "");
@@ -476,6 +658,18 @@ void add_account_routes(Router& router, Site& site) {
       "GET", "/signin", [s](Request& r) { return get_signin(*s, r); }, "Sign-in form");
   router.add("POST", "/signin",
              site.signed_out_form([s](Request& r) { return post_signin(*s, r); }), "Sign in");
+  router.add(
+      "GET", "/signin/oidc", [s](Request& r) { return get_signin_oidc(*s, r); },
+      "Sign in through the identity provider (OpenID Connect)");
+  router.add(
+      "GET", "/signin/oidc/callback", [s](Request& r) { return get_oidc_callback(*s, r); },
+      "Where the identity provider sends the browser back");
+  router.add(
+      "GET", "/signin/code", [s](Request& r) { return get_signin_code(*s, r); },
+      "Sign-in, second step: the code from the authenticator app");
+  router.add("POST", "/signin/code",
+             site.signed_out_form([s](Request& r) { return post_signin_code(*s, r); }),
+             "Sign in with a code or a recovery code");
   router.add("POST", "/signout",
              site.signed_in([s](Request& r, const Visitor& v) { return post_signout(*s, r, v); }),
              "Sign out");

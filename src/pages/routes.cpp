@@ -13,6 +13,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_core_routes(router, with_dashboard);
   add_account_routes(router, site);
   add_security_routes(router, site);
+  add_two_factor_routes(router, site);
   add_token_routes(router, site);
   add_feed_routes(router, site);
   add_calendar_routes(router, site);

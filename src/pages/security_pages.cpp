@@ -259,6 +259,7 @@ Response admin_page(Site& site, const Request& r, const Visitor& v, int status,
                    {"is_admin", a.is_admin},
                    {"active", a.active},
                    {"self", a.id == v.account.id},
+                   {"two_factor", s.two_factor},
                    {"last_signin", s.last_signin_at > 0 ? site.format_time(v, s.last_signin_at)
                                                         : t.value("admin_never_signed_in", "")}};
     if (a.id == shown_for && !shown.empty()) person["recovery_link"] = shown;
@@ -303,6 +304,22 @@ Response post_admin_active(Site& site, Request& r, const Visitor& v, bool active
       r, "/admin",
       Flash::of("success", site.say(v, active ? "admin_flash_activated" : "admin_flash_deactivated",
                                     {{"email", person->email}})));
+}
+
+// For a person who lost both their authenticator and their recovery codes:
+// their password alone signs them in again, and they can enrol anew.
+Response post_admin_two_factor_reset(Site& site, Request& r, const Visitor& v) {
+  auto person = other_person(site, r, v);
+  if (!person) return site.not_found(r, v);
+  const bool was_on = site.two_factor().turn_off(person->id, v.account.id);
+  if (was_on) {
+    log::info("web", "two-step sign-in reset", {{"by", v.account.id}, {"user", person->id}});
+  }
+  return site.redirect(
+      r, "/admin",
+      Flash::of(was_on ? "success" : "info",
+                site.say(v, was_on ? "admin_flash_two_factor_reset" : "admin_flash_two_factor_off",
+                         {{"email", person->email}})));
 }
 
 Response post_admin_delete(Site& site, Request& r, const Visitor& v) {
@@ -367,6 +384,11 @@ void add_security_routes(Router& router, Site& site) {
              site.admin_only(
                  [s](Request& r, const Visitor& v) { return post_admin_active(*s, r, v, true); }),
              "Activate a person's account (administrators)");
+  router.add("POST", "/admin/people/{id}/two-factor-reset",
+             site.admin_only([s](Request& r, const Visitor& v) {
+               return post_admin_two_factor_reset(*s, r, v);
+             }),
+             "Turn a person's two-step sign-in off (administrators)");
   router.add(
       "POST", "/admin/people/{id}/delete",
       site.admin_only([s](Request& r, const Visitor& v) { return post_admin_delete(*s, r, v); }),

@@ -190,7 +190,10 @@ Site::Site(const SiteDeps& deps)
       templates_(deps.templates_dir,
                  nlohmann::json{{"product", "peto"}, {"version", PETO_VERSION}}),
       catalogue_(deps.locales_dir),
-      accounts_(std::make_unique<domain::Accounts>(*deps.db, *deps.clock)) {}
+      accounts_(std::make_unique<domain::Accounts>(*deps.db, *deps.clock)),
+      two_factor_(
+          std::make_unique<domain::TwoFactor>(*deps.db, *deps.clock, settings().secret_key)),
+      oidc_(std::make_unique<sso::Oidc>(*deps.db, *deps.clock, settings())) {}
 
 Status Site::load() {
   if (Status s = templates_.load(); !s) return s;

@@ -33,8 +33,10 @@
 #include "core/i18n.h"
 #include "domain/accounts.h"
 #include "domain/field_errors.h"
+#include "domain/two_factor.h"
 #include "http/router.h"
 #include "pages/templates.h"
+#include "sso/oidc.h"
 #include "store/db.h"
 
 namespace peto::web {
@@ -117,6 +119,8 @@ class Site {
                   const std::map<std::string, std::string>& vars = {}) const;
 
   domain::Accounts& accounts() const { return *accounts_; }
+  domain::TwoFactor& two_factor() const { return *two_factor_; }
+  sso::Oidc& oidc() const { return *oidc_; }
   const Catalogue& catalogue() const { return catalogue_; }
   const Templates& templates() const { return templates_; }
   const Clock& clock() const { return *deps_.clock; }
@@ -162,6 +166,8 @@ class Site {
   std::map<std::string, std::shared_ptr<const Templates::Shared>> shared_;
   const Templates::Shared* shared_for(const std::string& lang) const;
   std::unique_ptr<domain::Accounts> accounts_;
+  std::unique_ptr<domain::TwoFactor> two_factor_;
+  std::unique_ptr<sso::Oidc> oidc_;
 };
 
 // The value of cookie `name` in the request's Cookie header(s); "" if absent.
@@ -185,6 +191,9 @@ void add_account_routes(Router& router, Site& site);
 void end_keys_of(Site& site, std::int64_t user_id, const char* why);
 // /recover/{token}, /profile/sessions, /admin (pages/security_pages.cpp).
 void add_security_routes(Router& router, Site& site);
+// /profile/two-factor: turning two-step sign-in on and off, recovery codes
+// (pages/two_factor_pages.cpp). The sign-in's second step is in account_pages.cpp.
+void add_two_factor_routes(Router& router, Site& site);
 // /profile/tokens: the visitor's API tokens (pages/token_pages.cpp).
 void add_token_routes(Router& router, Site& site);
 // /profile/connections (notifier connections) and /inbox (pages/connection_pages.cpp).

@@ -13,7 +13,10 @@
 // resource fails the step it happened in.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, mkdir } from 'node:fs/promises';
+import { readFile, mkdir, mkdtemp } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -922,4 +925,116 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
   if (failures.length) {
     assert.fail(`axe-core: serious or critical violations (${checked.length} pages checked):\n  ${failures.join('\n  ')}`);
   }
+});
+
+// Two-step sign-in as a person sets it up: the QR code read back by Debian's
+// zbarimg (what a phone's camera would read), codes from oathtool (an
+// independent authenticator), a sign-in with a code and one with a recovery
+// code; axe on each page of it.
+const run = promisify(execFile);
+const other = { email: 'bo@example.com', password: 'another long password' };
+
+async function totp(secret, offsetSeconds = 0) {
+  const at = Math.floor(Date.now() / 1000) + offsetSeconds;
+  const { stdout } = await run('oathtool', ['--totp', '-b', secret, '--now', `@${at}`]);
+  return stdout.trim();
+}
+
+test('two-step sign-in: set up from the QR code, sign in with a code and a recovery code', { timeout: 120_000 }, async () => {
+  const flow = 'two-step';
+  await inContext(flow, {}, async (s) => {
+    const { page } = s;
+    const failures = [];
+    // axe on the page as it is (an answer to a form cannot be loaded again).
+    async function axeHere(label) {
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+        for (const v of await runAxe(page)) {
+          if (v.impact === 'serious' || v.impact === 'critical') {
+            failures.push(`${label} at ${width} px: ${v.id} (${v.impact}): ${v.help}\n      ${v.targets.slice(0, 8).join('\n      ')}`);
+          }
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    async function passwordStep() {
+      await visit(page, '/signin');
+      await fillText(page, 'Email', other.email);
+      await fillText(page, 'Password', other.password);
+      await submit(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+    }
+    async function signOut() {
+      await page.locator('.site-account__menu summary').click();  // the account's menu
+      await submit(page, page.getByRole('button', { name: 'Sign out', exact: true }));
+      assert.equal(new URL(page.url()).pathname, '/signin');
+    }
+
+    let secret;
+    let codes;
+    await step(flow, 'set up two-step sign-in from the QR code', s, async () => {
+      await passwordStep();
+      assert.equal(new URL(page.url()).pathname, '/');
+      await visit(page, '/profile');
+      await page.getByRole('link', { name: /Two-step sign-in/ }).click();
+      await expectH1(page, 'Two-step sign-in');
+      await axeHere('/profile/two-factor (off)');
+      await submit(page, page.getByRole('button', { name: 'Set up two-step sign-in' }));
+      const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
+      await qr.waitFor();
+      const png = path.join(await mkdtemp(path.join(tmpdir(), 'peto-qr-')), 'qr.png');
+      await qr.screenshot({ path: png });
+      const { stdout } = await run('zbarimg', ['--quiet', '--raw', png]);
+      const uri = new URL(stdout.trim());
+      assert.equal(uri.protocol, 'otpauth:');
+      assert.equal(uri.host, 'totp');
+      assert.equal(decodeURIComponent(uri.pathname), '/peto:bo@example.com');
+      secret = uri.searchParams.get('secret');
+      const typed = (await textOf(page.locator('#two-factor-secret'))).replace(/ /g, '');
+      assert.equal(secret, typed, 'the QR code and the key to type are the same secret');
+      await axeHere('/profile/two-factor (setup)');
+      if (writeScreenshots) {
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'two-factor.png'), fullPage: true });
+      }
+      await fillText(page, 'The 6-digit code your app now shows', await totp(secret));
+      await submit(page, page.getByRole('button', { name: 'Turn on' }));
+      codes = (await page.locator('#recovery-codes code').allInnerTexts()).map((c) => c.trim());
+      assert.equal(codes.length, 10, 'ten recovery codes');
+      await axeHere('/profile/two-factor (recovery codes)');
+      await page.getByRole('link', { name: 'I have saved them' }).click();
+      assert.match(await textOf(page.locator('main')), /10 of 10 recovery codes left/);
+      await signOut();
+    });
+
+    await step(flow, 'sign in with the password and a code', s, async () => {
+      await passwordStep();
+      assert.equal(new URL(page.url()).pathname, '/signin/code');
+      await expectH1(page, 'Enter your code');
+      await axeHere('/signin/code');
+      // The enrolment used this step's code: the app's next one (within the
+      // one step of drift peto allows) signs in.
+      await fillText(page, 'Code', await totp(secret, 30));
+      await submit(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+      assert.equal(new URL(page.url()).pathname, '/');
+      await expectH1(page, /^Dashboard$/);
+      await signOut();
+    });
+
+    await step(flow, 'sign in with a recovery code', s, async () => {
+      await passwordStep();
+      await fillText(page, 'Code', codes[0].toUpperCase());
+      await submit(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+      assert.equal(new URL(page.url()).pathname, '/');
+      await expectFlash(page, 'You signed in with a recovery code; 9 are left');
+      await signOut();
+      await passwordStep();
+      await fillText(page, 'Code', codes[0]);
+      const [refused] = await Promise.all([
+        page.waitForNavigation({ waitUntil: 'load', timeout: NAV_TIMEOUT_MS }),
+        page.getByRole('button', { name: 'Sign in', exact: true }).click(),
+      ]);
+      assert.equal(refused.status(), 422, 'a used recovery code is refused');
+      assert.match(await textOf(page.locator('[role=alert]')), /not right, or it was used already/);
+    });
+    if (failures.length) assert.fail(`axe-core: serious or critical violations:\n  ${failures.join('\n  ')}`);
+  });
 });

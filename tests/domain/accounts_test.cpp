@@ -419,7 +419,7 @@ TEST_P(AccountsTest, CommandsListSetPasswordsDeactivateAndMakeRecoveryLinks) {
   EXPECT_NE(out.find(std::to_string(a.id) + "\tana@example.com\tuser\tactive\t"), std::string::npos)
       << out;
   EXPECT_NE(out.find("\troot@example.com\tadmin\tactive\t"), std::string::npos) << out;
-  EXPECT_NE(out.find("\tnever\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\tnever\tpassword\n"), std::string::npos) << out;
 
   EXPECT_EQ(run(" user set-password --email nobody@example.com --password-stdin", kPassword), 2);
   EXPECT_NE(out.find("there is no account for nobody@example.com"), std::string::npos) << out;

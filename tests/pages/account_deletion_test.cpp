@@ -16,6 +16,7 @@
 #include "tests/support/factory.h"
 #include "tests/support/signed_in_client.h"
 #include "tests/support/site_fixture.h"
+#include "tests/support/two_factor.h"
 
 namespace peto::web {
 namespace {
@@ -107,7 +108,8 @@ class AccountDeletionTest : public peto::testing::SiteTest {
   // A bit of everything an account can have: records (and their search
   // entries and timelines), a document's file, a kept page, an export
   // archive, a file in the local-folder store, a task, an API token, the
-  // calendar feed, a recovery link, a session, a security event.
+  // calendar feed, a recovery link, a session, a security event, two-step
+  // sign-in with its codes, a trusted browser and a sign-in halfway.
   void fill(SignedInClient& who) {
     const std::int64_t id = who.account().id;
     peto::testing::Factory f(db(), clock_);
@@ -134,6 +136,12 @@ class AccountDeletionTest : public peto::testing::SiteTest {
     accounts().create_recovery(id, 0);
     accounts().set_password(id, SignedInClient::kPassword, 0);  // ends the session
     who = SignedInClient(port(), accounts(), who.account().email);
+    // Two-step sign-in on, a browser trusted, a sign-in halfway.
+    auto& tf = site_->two_factor();
+    ASSERT_EQ(peto::testing::turn_on_two_factor(tf, id, who.account().email, clock_).size(),
+              domain::kRecoveryCodeCount);
+    tf.trust_browser(id);
+    tf.open_challenge(id);
   }
 
   domain::Accounts& accounts() { return site_->accounts(); }
@@ -156,9 +164,11 @@ TEST_P(AccountDeletionTest, NothingOfTheDeletedAccountIsLeftAndNothingOfAnothers
   ASSERT_GE(anas_files.size(), 4u) << "a document, a kept page, an archive, a stored copy";
   const auto anas_rows = rows_naming(ana_id);
   const auto bens_rows = rows_naming(ben_id);
-  for (const char* t : {"applications.owner_id", "uploads.owner_id", "captures.owner_id",
-                        "tasks.owner_id", "api_tokens.user_id", "calendar_feeds.owner_id",
-                        "sessions.user_id", "account_events.user_id"}) {
+  for (const char* t :
+       {"applications.owner_id", "uploads.owner_id", "captures.owner_id", "tasks.owner_id",
+        "api_tokens.user_id", "calendar_feeds.owner_id", "sessions.user_id",
+        "account_events.user_id", "two_factor.user_id", "recovery_codes.user_id",
+        "trusted_browsers.user_id", "signin_challenges.user_id"}) {
     EXPECT_TRUE(anas_rows.count(t)) << "the test filled " << t;
   }
 

@@ -141,6 +141,7 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
       {"/admin/people/{id}/recovery", ana.account().id},
       {"/admin/people/{id}/deactivate", ana.account().id},
       {"/admin/people/{id}/activate", ana.account().id},
+      {"/admin/people/{id}/two-factor-reset", ana.account().id},
       {"/admin/people/{id}/delete", ana.account().id}};
 
   int checked = 0;
