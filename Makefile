@@ -58,7 +58,8 @@ asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
 	  -DPETO_SANITIZE=ON -DPETO_BENCH=OFF -DPETO_PCH=ON
 	cmake --build $(ASAN_BUILD) -j$(JOBS) --target tests peto
-	ASAN_OPTIONS=$(ASAN_TEST_OPTIONS) scripts/with-postgres ctest --test-dir $(ASAN_BUILD) \
+	ASAN_OPTIONS=$(ASAN_TEST_OPTIONS) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  scripts/with-postgres ctest --test-dir $(ASAN_BUILD) \
 	  --output-on-failure -j$(CTEST_JOBS) -LE 'sim|browser'
 
 bench: build
@@ -103,7 +104,7 @@ FUZZ_CXX ?= $(shell command -v clang++-16 || command -v clang++)
 FUZZ_CC ?= $(shell command -v clang-16 || command -v clang)
 FUZZ_SYMBOLIZER ?= $(shell command -v llvm-symbolizer-16 || command -v llvm-symbolizer)
 FUZZ_TARGETS ?= capture_posting http_request request_framing form_body json_body multipart \
-  import_zip cards dav_multistatus config
+  import_zip cards dav_multistatus config placeholders
 
 fuzz:
 	@[ -n "$(FUZZ_CXX)" ] || { echo "make fuzz needs clang: apt-get install -y clang-16 libclang-rt-16-dev"; exit 2; }

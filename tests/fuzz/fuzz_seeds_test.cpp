@@ -2,14 +2,17 @@
 // ordinary test build: the multipart reader gives the same reading however
 // the body is cut into pieces, and a Multi-Status answer yields exactly the
 // members directly inside the collection (read_multistatus, which the
-// dav_multistatus target fuzzes).
+// dav_multistatus target fuzzes); a letter template's checks agree with its
+// filling and doubled braces fill back to the text (placeholders).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
+#include "formats/placeholders.h"
 #include "http/multipart.h"
 #include "http/server_internal.h"
 #include "sync/dav.h"
@@ -149,6 +152,49 @@ TEST(FuzzSeeds, RequestFramingSeedsAreDecidedOnTheirHeaders) {
   EXPECT_TRUE(both == 400 || both == -1) << both;
   EXPECT_EQ(refusal_of("invite_xff"), 0);
   EXPECT_EQ(refusal_of("feed_forwarded"), 0);
+}
+
+// The placeholders target's seeds: the whole seed is the template.
+TEST(FuzzSeeds, PlaceholderChecksAgreeWithFillingAndBracesDoubledFillBack) {
+  int seeds = 0;
+  for (const auto& entry : fs::directory_iterator(corpus("placeholders"))) {
+    const std::string text = slurp(entry.path());
+    const auto filled = formats::fill_placeholders(text, {{"company", "Acme"}});
+    const auto checked = formats::check_placeholders(text);
+    EXPECT_EQ(filled.index(), checked.index()) << entry.path();
+    if (const auto* p = std::get_if<formats::PlaceholderProblem>(&filled)) {
+      EXPECT_FALSE(p->message.empty()) << entry.path();
+      if (const auto* c = std::get_if<formats::PlaceholderProblem>(&checked)) {
+        EXPECT_EQ(c->message, p->message) << entry.path();
+      }
+    }
+    std::string doubled;
+    for (char c : text) doubled.append(c == '{' || c == '}' ? 2 : 1, c);
+    const auto back = formats::fill_placeholders(doubled, {});
+    ASSERT_TRUE(std::holds_alternative<std::string>(back)) << entry.path();
+    EXPECT_EQ(std::get<std::string>(back), text) << entry.path();
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 5);
+}
+
+TEST(FuzzSeeds, PlaceholderSeedsAreReadAsTheirNamesSay) {
+  auto problem_in = [](const std::string& seed) {
+    auto r = formats::check_placeholders(slurp(corpus("placeholders") / seed));
+    const auto* p = std::get_if<formats::PlaceholderProblem>(&r);
+    return p != nullptr ? *p : formats::PlaceholderProblem{};
+  };
+  EXPECT_TRUE(problem_in("letter").message.empty());
+  EXPECT_TRUE(problem_in("escapes").message.empty());
+  EXPECT_TRUE(problem_in("markdown").message.empty());
+  EXPECT_TRUE(problem_in("invalid_utf8").message.empty());
+  EXPECT_EQ(problem_in("unknown").unknown, (std::vector<std::string>{"salary", "team", "bonus_x"}));
+  const auto unclosed = problem_in("unclosed");
+  EXPECT_EQ(unclosed.line, 1u);
+  EXPECT_EQ(unclosed.column, 9u);  // after "Olá — 😀 ": characters, not bytes
+  EXPECT_EQ(problem_in("lone_close").column, 17u);
+  EXPECT_EQ(problem_in("empty_braces").column, 3u);
+  EXPECT_EQ(problem_in("uppercase").column, 6u);
 }
 
 }  // namespace
