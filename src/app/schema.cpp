@@ -51,6 +51,7 @@ std::vector<store::Migration> migrations() {
   add(domain::Accounts::security_migrations());  // 20
   add(domain::TwoFactor::migrations());          // 21
   add(sso::Oidc::migrations());                  // 22
+  add(domain::career_migrations());              // 23
   return all;
 }
 

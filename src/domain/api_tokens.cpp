@@ -46,8 +46,9 @@ constexpr const char* kColumns = "id, user_id, name, scopes, hint, created_at, l
 
 const std::vector<std::string>& scope_areas() {
   static const std::vector<std::string> areas = {
-      "companies", "contacts", "listings", "applications", "reminders",   "interviews", "offers",
-      "notes",     "tags",     "captures", "profile",      "connections", "notices"};
+      "companies",  "contacts",    "listings", "applications", "reminders",
+      "interviews", "offers",      "notes",    "tags",         "captures",
+      "profile",    "connections", "notices",  "career",       "cvs"};
   return areas;
 }
 

@@ -120,6 +120,8 @@ struct Kind {
   // Fields added after the kind's table was first made, with the migration
   // that adds them (the first table stays as it was made).
   std::vector<std::pair<std::string, int>> added;
+  // The migration that made the kind's table; 0 for the first kinds (6).
+  int since = 0;
 
   const Field* field(std::string_view name) const;
 };
@@ -156,5 +158,7 @@ const std::vector<std::string>& end_reasons();
 std::vector<store::Migration> record_migrations();
 // The fields each kind's `added` names, column by column (16: due_on, starts_on).
 std::vector<store::Migration> added_field_migrations();
+// Migration 23: the career record and the CVs made from it ("career", "cvs").
+std::vector<store::Migration> career_migrations();
 
 }  // namespace peto::domain

@@ -26,9 +26,10 @@ inline std::vector<Column> kind_marks(const std::string& kind) {
 // The record kinds in the order they are imported (each refers only to the
 // kinds before it).
 inline const std::vector<std::string>& kind_order() {
-  static const std::vector<std::string> order = {"companies",    "contacts",   "listings",
-                                                 "applications", "interviews", "offers",
-                                                 "reminders",    "notes",      "tags"};
+  static const std::vector<std::string> order = {
+      "companies", "contacts",  "listings", "applications", "interviews",
+      "offers",    "reminders", "notes",    "tags",         "career",  // version 2 on
+      "cvs"};
   return order;
 }
 

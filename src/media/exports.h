@@ -59,7 +59,8 @@
 namespace peto::media {
 
 inline constexpr const char* kExportFormat = "peto-export";
-inline constexpr int kExportVersion = 1;
+// 2: the career record and CVs ("career", "cvs"); version 1 archives are read too.
+inline constexpr int kExportVersion = 2;
 inline constexpr const char* kExportJson = "peto.json";
 inline constexpr Millis kExportKeepMs = 24LL * 3600 * 1000;  // an archive is kept a day
 

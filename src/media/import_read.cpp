@@ -185,9 +185,11 @@ json read_document(zip_t* za, const std::map<std::string, Entry>& entries,
   if (field(doc, "format") != kExportFormat) refuse("peto.json is not a peto export");
   const json& version = field(doc, "version");
   if (!version.is_number_integer()) refuse("peto.json has no format version");
-  if (version.get<std::int64_t>() != kExportVersion)
+  // Version 1 is version 2 without the career record and CVs (read as empty).
+  if (version.get<std::int64_t>() < 1 || version.get<std::int64_t>() > kExportVersion)
     refuse("the archive's format version " + version.dump() +
-           " is not one this peto reads (it reads version " + std::to_string(kExportVersion) + ")");
+           " is not one this peto reads (it reads versions 1 to " + std::to_string(kExportVersion) +
+           ")");
   for (const auto& s : format::sections()) {
     if (!doc.contains(s)) doc[s] = json::array();
     if (!doc[s].is_array()) refuse("peto.json: " + s + " is not a list");

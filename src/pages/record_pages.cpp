@@ -206,6 +206,8 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
                                            (*rec)["outcome"].get<std::string>())},
         {"application_href",
          "/applications/" + std::to_string((*rec)["application_id"].get<std::int64_t>())}};
+  } else if (k.name == "cvs") {
+    data["cv"] = cv_section(p, v, *id, *rec);
   } else if (k.name == "reminders") {
     bool done = (*rec)["done_at"].is_number();
     data["reminder"] = {{"action", record_href(k, *id) + "/done"},
@@ -441,6 +443,8 @@ void add_record_routes(Router& router, Site& site) {
   router.add("POST", "/reminders/{id}/done", page(reminder_done));
   router.add("POST", "/interviews/{id}/outcome", page(interview_outcome));
   router.add("GET", "/interviews/{id}/event.ics", page(interview_ics));
+  router.add("GET", "/cvs/{id}/cv.pdf", page(cv_pdf));
+  router.add("GET", "/cvs/{id}/cv.txt", page(cv_text));
   add_application_routes(router, site, p);
 }
 

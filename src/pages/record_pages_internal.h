@@ -74,6 +74,13 @@ Response table_page(RecordPages& p, Request& r, const Visitor& v, const domain::
                     const nlohmann::json& said = nlohmann::json::object());
 // POST /<kind>/bulk: one action on the ticked rows of a table.
 Response bulk_action(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);
+// What a CV's page shows beyond its fields: its preview and its downloads
+// (cv_pages.cpp).
+nlohmann::json cv_section(RecordPages& p, const Visitor& v, std::int64_t id,
+                          const nlohmann::json& cv);
+// GET /cvs/{id}/cv.pdf and /cvs/{id}/cv.txt: the CV typeset, or as text.
+Response cv_pdf(RecordPages& p, Request& r, const Visitor& v);
+Response cv_text(RecordPages& p, Request& r, const Visitor& v);
 // POST /<kind>/views and /<kind>/views/{id}/delete: a person's saved views.
 Response save_view(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);
 Response forget_view(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);

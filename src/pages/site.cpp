@@ -37,6 +37,8 @@ constexpr NavItem kNav[] = {
     {"nav_documents", "/documents", true},
     {"title_notes", "/notes", true},
     {"title_tags", "/tags", true},
+    {"title_career", "/career", true},
+    {"title_cvs", "/cvs", true},
 };
 
 bool in_section(const std::string& path, const std::string& href) {

@@ -46,6 +46,8 @@ class AccessApiTest : public ApiTest {
       if (kind == "interviews") return {{"place", "Elsewhere"}};
       if (kind == "offers") return {{"base_pay", 1}};
       if (kind == "notes") return {{"body", "Renamed"}};
+      if (kind == "career") return {{"title", "Renamed"}};
+      if (kind == "cvs") return {{"headline", "Renamed"}};
     }
     return json::object();
   }

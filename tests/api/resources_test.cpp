@@ -27,6 +27,8 @@ class ResourcesApiTest : public ApiTest {
     if (kind == "interviews") return {{"place", "Room 4"}};
     if (kind == "offers") return {{"base_pay", 55000}, {"answer_by", "2027-02-01"}};
     if (kind == "notes") return {{"body", "Very nice team"}};
+    if (kind == "career") return {{"ended_on", "2024-06-30"}, {"level", "Lead"}};
+    if (kind == "cvs") return {{"page_size", "letter"}, {"with_street", "yes"}};
     return {{"colour", "green"}};  // tags
   }
 

@@ -910,7 +910,32 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       failures.push(`a document page: not checked: ${err.message}`);
       docPage = null;
     }
-    for (const p of ['/documents', '/documents/new', docPage, '/profile/export', '/profile/import',
+    // A CV with one career entry, made through the forms; its page holds the preview.
+    let cvPage = null;
+    try {
+      await visit(page, '/career/new');
+      await page.fill('[name=title]', 'Senior engineer');
+      await page.fill('[name=organisation]', 'Acme Logistics');
+      await page.fill('[name=started_on]', '2021-03-01');
+      await page.fill('[name=highlights]', '- Cut the nightly run from **four hours** to twenty minutes\n- Mentored two engineers');
+      await submit(page, page.locator('form[action="/career"] button[type=submit]'));
+      await visit(page, '/cvs/new');
+      await page.fill('[name=name]', 'Backend');
+      await page.fill('[name=full_name]', 'Ana Lima');
+      await page.fill('[name=headline]', 'Backend engineer');
+      await page.fill('[name=town]', 'Lisbon');
+      await submit(page, page.locator('form[action="/cvs"] button[type=submit]'));
+      cvPage = pathOf(page.url());
+      if (!/^\/cvs\/\d+$/.test(cvPage)) throw new Error(`the CV landed on ${cvPage}`);
+      if (writeScreenshots) {
+        await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'cv.png'), fullPage: true });
+      }
+    } catch (err) {
+      failures.push(`a CV page: not checked: ${err.message}`);
+      cvPage = null;
+    }
+    for (const p of ['/career', '/career/new', '/cvs', '/cvs/new', cvPage,
+      '/documents', '/documents/new', docPage, '/profile/export', '/profile/import',
       '/profile/connections/new?plugin=webdav', '/profile/connections/new?plugin=caldav',
       '/profile/feed',
       '/', '/listings', '/listings?view=table', '/listings/new', listing,

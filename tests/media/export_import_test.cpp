@@ -182,6 +182,17 @@ class ExportImportTest : public testing::TwoOwnersTest {
     ASSERT_TRUE(std::holds_alternative<domain::Record>(records().create(
         owner, domain::kind("interviews"),
         form({{"application_id", std::to_string(app_id)}, {"starts_on", "2027-01-22"}}))));
+    // The career record and a CV made from it (format version 2).
+    ASSERT_TRUE(std::holds_alternative<domain::Record>(
+        records().create(owner, domain::kind("career"),
+                         form({{"section", "experience"},
+                               {"title", "Engineer"},
+                               {"organisation", "Acme"},
+                               {"started_on", "2021-03-01"},
+                               {"highlights", "- Cut costs\n- Shipped"}}))));
+    ASSERT_TRUE(std::holds_alternative<domain::Record>(records().create(
+        owner, domain::kind("cvs"),
+        form({{"name", "Backend"}, {"full_name", "Ana Lima"}, {"theme", "modern"}}))));
   }
 
   fs::path export_of(std::int64_t owner, const std::string& name) {
@@ -280,6 +291,9 @@ TEST_P(ExportImportTest, ImportIntoANewAccountReproducesEveryRecordAndFile) {
   EXPECT_EQ(a["documents"].size(), 3u);
   EXPECT_EQ(a["captures"].size(), 1u);
   EXPECT_EQ(a["saved_views"].size(), 1u) << "a person's saved views travel with their records";
+  EXPECT_EQ(a["career"].size(), 1u);
+  EXPECT_EQ(a["cvs"].size(), 1u);
+  EXPECT_EQ(a["cvs"][0]["theme"], "modern");
   EXPECT_EQ(a["profile"]["follow_up_days"], 10);
   EXPECT_EQ(a["profile"]["remind_closing"], true);
   // The reminders peto made stay tied to what they are about (renumbered
@@ -396,6 +410,17 @@ TEST_P(HostileArchiveTest, TheValidOneImports) {
   EXPECT_EQ(r->files, 2);
 }
 
+TEST_P(HostileArchiveTest, AVersionOneArchiveWithoutTheCareerRecordImports) {
+  auto r = import(other_, variant([](json& d) {
+                    d["version"] = 1;
+                    d.erase("career");
+                    d.erase("cvs");
+                  }));
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(db().query("SELECT COUNT(*) FROM listings WHERE owner_id = ?", {other_})[0].int_at(0),
+            3);
+}
+
 TEST_P(HostileArchiveTest, PathsThatLeaveTheFolderAreRefused) {
   expect_refused(variant([](json&) {}, {{"../x", "evil", std::nullopt}}), "leaves its folder");
   expect_refused(variant([](json&) {}, {{"media/../../x", "evil", std::nullopt}}),
@@ -444,7 +469,8 @@ TEST_P(HostileArchiveTest, SizeLimitsAreKept) {
 }
 
 TEST_P(HostileArchiveTest, UnknownVersionsAndBadJsonAreRefused) {
-  expect_refused(variant([](json& d) { d["version"] = 2; }), "format version 2");
+  expect_refused(variant([](json& d) { d["version"] = 3; }), "format version 3");
+  expect_refused(variant([](json& d) { d["version"] = 0; }), "format version 0");
   expect_refused(variant([](json& d) { d["format"] = "something-else"; }), "not a peto export");
   std::vector<ZipEntry> all = {
       {"peto.json", "{\"format\": \"peto-export\", \"version\": 1,", std::nullopt}};

@@ -65,6 +65,8 @@ class RecordsHttpTest : public peto::testing::SiteTest {
     make("offers", {{"application_id", app}, {"base_pay", "50000"}, {"currency", "EUR"}});
     make("notes", {{"body", "Nice team"}, {"application_id", app}});
     make("tags", {{"name", "remote"}});
+    make("career", {{"section", "experience"}, {"title", "Engineer"}});
+    make("cvs", {{"name", "Backend"}, {"full_name", "Ana Lima"}});
     auto captured = domain::Captures(*records_).from_html(owner, "https://jobs.example/1",
                                                           "<h1>Engineer</h1>", "web");
     ids["captures"] = std::get<domain::Capture>(captured)["id"].get<std::int64_t>();
@@ -419,8 +421,9 @@ TEST_P(RecordsHttpTest, TheNavigationReachesEveryKindOfRecord) {
   auto page = ana.get("/");
   const auto nav =
       page.body.substr(page.body.find("<nav"), page.body.find("</nav>") - page.body.find("<nav"));
-  for (const char* href : {"/listings", "/applications", "/interviews", "/offers", "/reminders",
-                           "/companies", "/contacts", "/documents", "/notes", "/tags"})
+  for (const char* href :
+       {"/listings", "/applications", "/interviews", "/offers", "/reminders", "/companies",
+        "/contacts", "/documents", "/notes", "/tags", "/career", "/cvs"})
     EXPECT_NE(nav.find(std::string("href=\"") + href + "\""), std::string::npos) << href;
   EXPECT_NE(page.body.find("class=\"site-account__email\" href=\"/profile\""), std::string::npos);
   auto notes = ana.get("/notes");
@@ -437,6 +440,61 @@ TEST_P(RecordsHttpTest, AnInterviewDownloadsAsACalendarFile) {
   EXPECT_NE(r.body.find("DTSTART:20260201T090000Z"), std::string::npos);
   EXPECT_NE(r.body.find("SUMMARY:Interview: Engineer at Acme\r\n"), std::string::npos)
       << "the title names the company";
+}
+
+// The career record is written once; a CV picks from it, shows a preview in
+// its page and downloads as a PDF and as plain text, for its owner alone.
+TEST_P(RecordsHttpTest, ACvIsMadeFromTheCareerRecordAndDownloadsAsPdfAndText) {
+  SignedInClient ana = person("ana@example.com");
+  SignedInClient ben = person("ben@example.com");
+  auto entry = ana.post_form("/career", {{"section", "experience"},
+                                         {"title", "Senior engineer <script>"},
+                                         {"organisation", "Acme"},
+                                         {"started_on", "2021-03-01"},
+                                         {"highlights", "- Cut *costs*\n- Shipped"}});
+  ASSERT_EQ(entry.status, 303) << entry.body;
+  auto made = ana.post_form("/cvs", {{"name", "Backend"},
+                                     {"full_name", "Ana Lima"},
+                                     {"town", "Lisbon"},
+                                     {"street", "Rua Augusta 10"},
+                                     {"language", "en"},
+                                     {"theme", "classic"},
+                                     {"page_size", "a4"},
+                                     {"entry_order", "date"},
+                                     {"with_references", "no"},
+                                     {"with_street", "no"}});
+  ASSERT_EQ(made.status, 303) << made.body;
+  const std::string cv = made.header("Location");
+  ASSERT_EQ(cv.rfind("/cvs/", 0), 0u) << cv;
+
+  auto page = ana.get(cv);
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("<b>Senior engineer &lt;script&gt;</b>, Acme"), std::string::npos);
+  EXPECT_NE(page.body.find("<li>Cut <i>costs</i></li>"), std::string::npos);
+  EXPECT_EQ(page.body.find("Rua Augusta"), page.body.rfind("Rua Augusta"))
+      << "the street is a field of the CV, but not on the CV unless asked for";
+  EXPECT_NE(page.body.find("href=\"" + cv + "/cv.pdf\""), std::string::npos);
+
+  auto pdf = ana.get(cv + "/cv.pdf");
+  ASSERT_EQ(pdf.status, 200);
+  EXPECT_EQ(pdf.header("Content-Type"), "application/pdf");
+  ASSERT_EQ(pdf.body.rfind("%PDF-", 0), 0u);
+  std::filesystem::path file = dir() / "cv.pdf";
+  std::ofstream(file, std::ios::binary) << pdf.body;
+  std::string text;
+  ASSERT_EQ(peto::testing::run_command("pdftotext -enc UTF-8 '" + file.string() + "' -", &text), 0);
+  EXPECT_NE(text.find("Senior engineer <script>, Acme"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Rua Augusta"), std::string::npos) << text;
+
+  auto plain = ana.get(cv + "/cv.txt");
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_NE(plain.body.find("Senior engineer <script>, Acme — 03/2021 – now\n- Cut costs\n"),
+            std::string::npos)
+      << plain.body;
+
+  EXPECT_EQ(ben.get(cv + "/cv.pdf").status, 404);
+  EXPECT_EQ(ben.get(cv + "/cv.txt").status, 404);
+  EXPECT_EQ(ben.get(cv).status, 404);
 }
 
 TEST_P(RecordsHttpTest, ListsArePaginated) {

@@ -46,9 +46,9 @@ inline constexpr const char* kApi = "/api/v1";
 
 // The record kinds the API serves, parents before children.
 inline const std::vector<std::string>& api_kinds() {
-  static const std::vector<std::string> all = {"companies",    "contacts",  "listings",
-                                               "applications", "reminders", "interviews",
-                                               "offers",       "notes",     "tags"};
+  static const std::vector<std::string> all = {
+      "companies", "contacts", "listings", "applications", "reminders", "interviews",
+      "offers",    "notes",    "tags",     "career",       "cvs"};
   return all;
 }
 
@@ -185,6 +185,14 @@ class ApiTest : public BackendTest {
     if (kind == "notes")
       return {{"body", "Nice team" + suffix}, {"application_id", id("applications")}};
     if (kind == "tags") return {{"name", "remote" + suffix}, {"colour", "blue"}};
+    if (kind == "career")
+      return {{"section", "experience"},
+              {"title", "Engineer" + suffix},
+              {"organisation", "Acme"},
+              {"started_on", "2021-03-01"},
+              {"highlights", "- Shipped"}};
+    if (kind == "cvs")
+      return {{"name", "Backend" + suffix}, {"full_name", "Ana Lima"}, {"theme", "modern"}};
     // A webhook to localhost: a test send is refused by the destination
     // policy before anything leaves the machine.
     if (kind == "connections")

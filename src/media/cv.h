@@ -1,0 +1,31 @@
+// A CV: the CV record (who, which language, theme and page size) and the
+// person's career entries, as a document for the typesetter.
+//
+//   typeset::Document doc = cv_document(cv, entries);   // records as JSON
+//   auto pdf = typeset::render_pdf(doc, theme, cv_page_size(cv));
+//
+// An entry goes into the CVs its `cvs` field names (comma-separated, any
+// case), or into every CV when it names none. Sections come in a fixed order
+// (experience, education, projects, skills, certifications, languages,
+// references), entries newest first or by their position, as the CV says.
+// Skills are grouped by their organisation field; links join the contact
+// line; references are printed only when the CV says so, else one line
+// says they are available on request. The street is printed only when
+// asked for: the town is enough for a CV sent to a stranger.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "typeset/document.h"
+
+namespace peto::media {
+
+typeset::Document cv_document(const nlohmann::json& cv, const std::vector<nlohmann::json>& entries);
+typeset::PageSize cv_page_size(const nlohmann::json& cv);
+// "classic" or "modern": the theme file's name.
+std::string cv_theme(const nlohmann::json& cv);
+// Whether the entry is in the CV called `cv_name`.
+bool entry_in_cv(const nlohmann::json& entry, const std::string& cv_name);
+
+}  // namespace peto::media
