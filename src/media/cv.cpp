@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/i18n.h"
+#include "core/text.h"
 
 namespace peto::media {
 namespace {
@@ -17,14 +18,6 @@ using typeset::escape;
 std::string str(const json& record, const char* field) {
   auto it = record.find(field);
   return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string lower_trimmed(std::string s) {
-  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 class Writer {
@@ -208,12 +201,13 @@ class Writer {
 bool entry_in_cv(const json& entry, const std::string& cv_name) {
   std::string names = str(entry, "cvs");
   if (names.find_first_not_of(", ") == std::string::npos) return true;
-  std::string wanted = lower_trimmed(cv_name);
+  std::string_view wanted = text::trim(cv_name);
   std::size_t at = 0;
   while (at <= names.size()) {
     std::size_t end = names.find(',', at);
     if (end == std::string::npos) end = names.size();
-    if (lower_trimmed(names.substr(at, end - at)) == wanted) return true;
+    if (text::iequals(text::trim(std::string_view(names).substr(at, end - at)), wanted))
+      return true;
     at = end + 1;
   }
   return false;
