@@ -277,7 +277,9 @@ void Worker::flush_if_due() {
 
 bool Worker::wait_while_busy() {
   std::unique_lock lock(mu_);
-  if (running_ == 0 && local_.empty()) return false;
+  // Outcomes of tasks that ended after flush_if_due() looked are flushed on
+  // the next turn, not left waiting through an idle wait.
+  if (running_ == 0 && local_.empty() && outcomes_.empty()) return false;
   // Full or draining: wait for an outcome to flush.
   done_cv_.wait_for(lock, kFlushDelay, [&] {
     return outcomes_.size() >= static_cast<std::size_t>(options_.concurrency) ||

@@ -120,7 +120,7 @@ class Worker {
   void idle_wait(std::chrono::milliseconds delay);
   void flush_if_due();
   // Waits a little for an outcome when tasks are running or claimed; false
-  // when the worker is idle.
+  // when the worker is idle (nothing claimed, running or left to record).
   bool wait_while_busy();
   void wait_for_work(std::chrono::milliseconds idle);
   // After stop(): gives back what did not start, waits the grace period and
