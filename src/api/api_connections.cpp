@@ -33,13 +33,8 @@ using notify::ConfigErrors;
 
 constexpr int kNoticesPerPage = 50;
 
-const Config& config_of(const Site& site) {
-  static const Config defaults;
-  return site.config() != nullptr ? *site.config() : defaults;
-}
-
 connections::Connections connections_of(Site& site) {
-  return connections::Connections(site.db(), site.clock(), config_of(site));
+  return connections::Connections(site.db(), site.clock(), site.settings());
 }
 
 json api_connection(const Connection& c) {
@@ -368,7 +363,7 @@ void add_queueings(Api& api, Site& site) {
                       "answer 404.",
        .answer = "How many go out again",
        .queue = [](Site& s, ApiCall& c) {
-         return notify::Outbox(s.clock(), config_of(s)).send_again(*c.tx, c.owner(), c.id);
+         return notify::Outbox(s.clock(), s.settings()).send_again(*c.tx, c.owner(), c.id);
        }});
   add_queueing(api, site,
                {.action = "copy-existing",
@@ -405,7 +400,7 @@ void add_notices(Api& api, Site& site) {
            .area = "notices",
            .operation = op,
            .handler = [s](ApiCall& c) {
-             notify::Outbox outbox(s->clock(), config_of(*s));
+             notify::Outbox outbox(s->clock(), s->settings());
              std::vector<notify::InboxNotice> notices;
              {
                auto conn = s->db().acquire();
@@ -457,7 +452,7 @@ void add_notices(Api& api, Site& site) {
                }
              }
              if (!errors.empty()) return api.invalid(c.request, errors);
-             notify::Outbox outbox(s->clock(), config_of(*s));
+             notify::Outbox outbox(s->clock(), s->settings());
              const auto marked = outbox.mark_shown(*c.tx, c.owner(), upto);
              return Response::json(200, {{"marked", marked}});
            }});

@@ -20,19 +20,14 @@ namespace peto::web {
 
 namespace {
 
-const Config& config_of(const Site& site) {
-  static const Config defaults;
-  return site.config() != nullptr ? *site.config() : defaults;
-}
-
 Response post_send(Site& site, Request& r, const Visitor& v) {
   static const net::HttpClient http;
   auto document = path_id(r);
   auto copy = parse_id(r.param("copy_id"));
   if (!document || !copy) return site.not_found(r, v);
-  media::Copies copies(site.db(), site.clock(), config_of(site), http);
+  media::Copies copies(site.db(), site.clock(), site.settings(), http);
   if (!copies.is_copy_of(v.account.id, *copy, *document)) return site.not_found(r, v);
-  auto started = connections::Tries(site.db(), site.clock(), config_of(site), http)
+  auto started = connections::Tries(site.db(), site.clock(), site.settings(), http)
                      .start(v.account.id, connections::Try::copy, *copy, v.language);
   const std::string page = "/documents/" + std::to_string(*document);
   if (auto* refused = std::get_if<connections::TryRefusal>(&started)) {

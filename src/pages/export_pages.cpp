@@ -33,11 +33,6 @@ using nlohmann::json;
 // The largest archive the page accepts; bigger ones go through `peto import`.
 constexpr std::size_t kWebImportMaxMb = 512;
 
-const Config& config_of(const Site& site) {
-  static const Config defaults;
-  return site.config() != nullptr ? *site.config() : defaults;
-}
-
 std::string size_text(std::int64_t bytes) {
   if (bytes >= (1 << 20)) return std::to_string(bytes >> 20) + " MB";
   if (bytes >= 1024) return std::to_string(bytes >> 10) + " KB";
@@ -83,7 +78,7 @@ Response get_export(Site& site, Request& r, const Visitor& v) {
 }
 
 Response post_export(Site& site, Request& r, const Visitor& v) {
-  auto started = media::start_export(site.db(), site.clock(), config_of(site), v.account.id);
+  auto started = media::start_export(site.db(), site.clock(), site.settings(), v.account.id);
   if (!started) {
     log::error("web", "export failed",
                {{"user", v.account.id}, {"error", started.status().message()}});
@@ -100,7 +95,7 @@ Response get_download(Site& site, Request& r, const Visitor& v) {
   if (!a || a->file.find('/') != std::string::npos) return site.not_found(r, v);
   Response out;
   out.status = 200;
-  out.body_file = config_of(site).exports_dir() + "/" + a->file;
+  out.body_file = site.settings().exports_dir() + "/" + a->file;
   out.set_header("Content-Type", "application/zip");
   out.set_header("Content-Disposition", "attachment; filename=\"" + a->filename + "\"");
   out.set_header("X-Content-Type-Options", "nosniff");
@@ -121,7 +116,7 @@ Response get_import(Site& site, Request& r, const Visitor& v) {
 }
 
 Response post_import(Site& site, Request& r, const Visitor& v) {
-  const Config& config = config_of(site);
+  const Config& config = site.settings();
   const std::string path = config.data_dir + "/tmp/import-" + random_token(12) + ".zip";
   Form fields;
   std::optional<FileSink> file;
@@ -167,7 +162,7 @@ void add_export_routes(Router& router, Site& site) {
   auto page = [s](Response (*fn)(Site&, Request&, const Visitor&)) {
     return s->signed_in([s, fn](Request& r, const Visitor& v) { return fn(*s, r, v); });
   };
-  const Config& config = config_of(site);
+  const Config& config = site.settings();
   Spool spool{config.data_dir + "/tmp", (kWebImportMaxMb << 20) + kMultipartMargin,
               site.catalogue().fill("en", "exports_import_too_large",
                                     {{"mb", std::to_string(kWebImportMaxMb)}}),
