@@ -228,7 +228,7 @@ Response Api::dispatch(const ApiRoute& route, ApiCall& call, std::int64_t now) c
   Request& r = call.request;
   if (route.admit)
     if (auto refused = route.admit(call)) return std::move(*refused);
-  if (r.method != "POST") return route.handler(call);
+  if (r.method != "POST" || route.own_transactions) return route.handler(call);
 
   std::string key;
   if (const std::string* k = r.header("Idempotency-Key")) {

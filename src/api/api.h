@@ -84,6 +84,10 @@ struct ApiRoute {
   // Runs after the checks above and before the handler (for a POST, before
   // its transaction): a rate limit of its own may refuse here with an answer.
   std::function<std::optional<Response>(ApiCall&)> admit = nullptr;
+  // A POST whose handler writes through transactions of its own (it
+  // typesets between them): no transaction is opened around it, so no
+  // Idempotency-Key is kept for it either.
+  bool own_transactions = false;
 };
 
 // The most items one page of a list or search holds.

@@ -130,5 +130,7 @@ void add_list(Api& api, const Shared& res, const domain::Kind& kind);
 void add_application_create(Api& api, const Shared& res);
 // An application's status, timeline and tags (api_applications.cpp).
 void add_application_routes(Api& api, const Shared& res);
+// CVs and letters as PDF and text, and "Record as sent" (api_renders.cpp).
+void add_render_routes(Api& api, const Shared& res);
 
 }  // namespace peto::web::api_detail

@@ -52,6 +52,8 @@ std::vector<store::Migration> migrations() {
   add(domain::TwoFactor::migrations());          // 21
   add(sso::Oidc::migrations());                  // 22
   add(domain::career_migrations());              // 23
+  add(domain::letter_migrations());              // 24
+  add(media::Uploads::sent_migrations());        // 25
   return all;
 }
 

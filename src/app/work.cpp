@@ -9,6 +9,7 @@
 #include "engine/worker.h"
 #include "media/backups.h"
 #include "media/exports.h"
+#include "media/sent.h"
 #include "notify/recovery_mail.h"
 
 namespace peto::app {
@@ -53,6 +54,14 @@ engine::TaskKinds task_kinds(App& app) {
     return media::run_export_task(*app.db, *app.clock, app.config, task.id, task.owner);
   };
   k.add(std::move(packing));
+  // "Record as sent": a CV and letter typeset for an application (an errand).
+  engine::TaskKind sending;
+  sending.name = media::kSendTask;
+  sending.max_attempts = 1;
+  sending.handler = [&app](const engine::Task& task) {
+    return media::Sender(*app.db, *app.clock, app.config).run_task(task);
+  };
+  k.add(std::move(sending));
   // A recovery link asked for on the sign-in page, mailed (never retried:
   // the person asks again).
   engine::TaskKind recovery;

@@ -46,9 +46,9 @@ constexpr const char* kColumns = "id, user_id, name, scopes, hint, created_at, l
 
 const std::vector<std::string>& scope_areas() {
   static const std::vector<std::string> areas = {
-      "companies",  "contacts",    "listings", "applications", "reminders",
-      "interviews", "offers",      "notes",    "tags",         "captures",
-      "profile",    "connections", "notices",  "career",       "cvs"};
+      "companies", "contacts", "listings", "applications", "reminders", "interviews",
+      "offers",    "notes",    "tags",     "captures",     "profile",   "connections",
+      "notices",   "career",   "cvs",      "letters"};
   return areas;
 }
 

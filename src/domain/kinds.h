@@ -160,5 +160,7 @@ std::vector<store::Migration> record_migrations();
 std::vector<store::Migration> added_field_migrations();
 // Migration 23: the career record and the CVs made from it ("career", "cvs").
 std::vector<store::Migration> career_migrations();
+// Migration 24: letter templates ("letters").
+std::vector<store::Migration> letter_migrations();
 
 }  // namespace peto::domain

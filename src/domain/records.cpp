@@ -18,6 +18,7 @@
 #include "domain/applications.h"
 #include "domain/auto_reminders.h"
 #include "domain/trash.h"
+#include "formats/placeholders.h"
 
 namespace peto::domain {
 
@@ -233,6 +234,28 @@ void check_day(store::Conn& conn, std::int64_t owner, const Kind& kind,
   for (const auto& [name, value] : derived) set_column(cols, name, value);
 }
 
+// A letter template's text: its placeholders must be the known ones, its
+// braces well formed (formats/placeholders.h).
+void check_template(const std::string& field, std::string_view text, FieldErrors& errors) {
+  auto checked = formats::check_placeholders(text);
+  const auto* problem = std::get_if<formats::PlaceholderProblem>(&checked);
+  if (problem == nullptr) return;
+  std::string known;
+  for (std::string_view name : formats::letter_placeholders())
+    known += (known.empty() ? "{" : ", {") + std::string(name) + "}";
+  if (!problem->unknown.empty()) {
+    std::string unknown;
+    for (const auto& name : problem->unknown)
+      unknown += (unknown.empty() ? "{" : ", {") + name + "}";
+    errors.add(field, "error_placeholder");
+    errors.vars[field] = {{"known", known}, {"unknown", unknown}};
+  } else {
+    errors.add(field, "error_template");
+    errors.vars[field] = {{"line", std::to_string(problem->line)},
+                          {"column", std::to_string(problem->column)}};
+  }
+}
+
 // Checks that involve more than one field, or the rest of the person's data.
 void check_kind(store::Conn& conn, std::int64_t owner, const Kind& kind,
                 std::optional<std::int64_t> id, Columns& cols, FieldErrors& errors) {
@@ -285,6 +308,10 @@ void check_kind(store::Conn& conn, std::int64_t owner, const Kind& kind,
   } else if (kind.name == "offers") {
     if (const Value* c = column(cols, "currency"); c && !c->is_null() && c->as_text().size() != 3)
       errors.add("currency", "error_currency");
+  } else if (kind.name == "letters") {
+    for (const char* name : {"regarding", "body"})
+      if (const Value* t = column(cols, name); t && !t->is_null() && !errors.has(name))
+        check_template(name, t->as_text(), errors);
   }
 }
 

@@ -57,6 +57,8 @@ const std::vector<Link>& links_to(const std::string& table) {
         {"reminders", "made_from", Goes::with_it, "made_for = 'interview'"}}},
       {"offers", {{"reminders", "made_from", Goes::with_it, "made_for = 'answer_by'"}}},
       {"tags", {{"application_tags", "tag_id", Goes::with_it}}},
+      // A letter template names the CV whose details head it.
+      {"cvs", {{"letters", "cv_id", Goes::stays}}},
   };
   static const std::vector<Link> none;
   auto it = all.find(table);

@@ -2,6 +2,7 @@
 
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
+#include <cctype>
 
 #include "core/utf8.h"
 
@@ -192,6 +193,25 @@ std::string_view reason_phrase(int status) {
     default:
       return "";
   }
+}
+
+std::string content_disposition(std::string_view type, std::string_view name) {
+  std::string ascii;
+  for (unsigned char c : name)
+    ascii +=
+        (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '%') ? static_cast<char>(c) : '_';
+  static const char* hex = "0123456789ABCDEF";
+  std::string encoded;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      encoded += static_cast<char>(c);
+    } else {
+      encoded += '%';
+      encoded += hex[c >> 4];
+      encoded += hex[c & 15];
+    }
+  }
+  return std::string(type) + "; filename=\"" + ascii + "\"; filename*=UTF-8''" + encoded;
 }
 
 }  // namespace peto::web

@@ -31,6 +31,9 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 const std::string* find_header(const Headers& headers, std::string_view name);
 // Replaces every header called `name` with one carrying `value`.
 void set_header(Headers& headers, std::string_view name, std::string value);
+// A Content-Disposition value ("attachment" or "inline") naming the file:
+// an ASCII fallback and the UTF-8 name (RFC 6266, RFC 8187).
+std::string content_disposition(std::string_view type, std::string_view name);
 
 struct Request {
   std::string method;                 // as sent, e.g. "GET"

@@ -67,6 +67,14 @@ class Writer {
       line = line.substr(skip);
       for (const char* mark : {"- ", "* ", "+ ", "• "})
         if (line.starts_with(mark)) line = line.substr(std::string_view(mark).size());
+      // "[data, ml] Built the feature store": only in the CVs it names.
+      if (line.starts_with('[')) {
+        std::size_t close = line.find(']');
+        if (close != std::string::npos) {
+          if (!names_cv(line.substr(1, close - 1), str(cv_, "name"))) continue;
+          line = std::string(text::trim(std::string_view(line).substr(close + 1)));
+        }
+      }
       for (const Block& b : typeset::blocks_from_markdown(line))
         out.push_back({BlockKind::bullet, b.markup, "", ""});
     }
@@ -110,12 +118,7 @@ class Writer {
 
   // Town (the street first when asked), e-mail, phone, website, links.
   void contact_line(std::vector<Block>& b) {
-    std::vector<std::string> contact;
-    std::string town = str(cv_, "town");
-    if (str(cv_, "with_street") == "yes" && !str(cv_, "street").empty())
-      town = str(cv_, "street") + (town.empty() ? "" : ", " + town);
-    for (const std::string& c : {town, str(cv_, "email"), str(cv_, "phone"), str(cv_, "website")})
-      if (!c.empty()) contact.push_back(c);
+    std::vector<std::string> contact = cv_contact(cv_);
     for (const json* e : sections_["link"])
       contact.push_back(str(*e, "url").empty() ? str(*e, "title") : str(*e, "url"));
     std::string line;
@@ -198,19 +201,45 @@ class Writer {
 
 }  // namespace
 
+std::vector<std::string> cv_contact(const json& cv) {
+  std::vector<std::string> contact;
+  std::string town = str(cv, "town");
+  if (str(cv, "with_street") == "yes" && !str(cv, "street").empty())
+    town = str(cv, "street") + (town.empty() ? "" : ", " + town);
+  for (const std::string& c : {town, str(cv, "email"), str(cv, "phone"), str(cv, "website")})
+    if (!c.empty()) contact.push_back(c);
+  return contact;
+}
+
 bool entry_in_cv(const json& entry, const std::string& cv_name) {
-  std::string names = str(entry, "cvs");
-  if (names.find_first_not_of(", ") == std::string::npos) return true;
+  return names_cv(str(entry, "cvs"), cv_name);
+}
+
+bool names_cv(std::string_view names, const std::string& cv_name) {
+  if (names.find_first_not_of(", ") == std::string_view::npos) return true;
   std::string_view wanted = text::trim(cv_name);
   std::size_t at = 0;
   while (at <= names.size()) {
     std::size_t end = names.find(',', at);
     if (end == std::string::npos) end = names.size();
-    if (text::iequals(text::trim(std::string_view(names).substr(at, end - at)), wanted))
-      return true;
+    if (text::iequals(text::trim(names.substr(at, end - at)), wanted)) return true;
     at = end + 1;
   }
   return false;
+}
+
+std::vector<json> career_entries(domain::Records& records, std::int64_t owner) {
+  std::vector<json> all;
+  domain::ListQuery q;
+  q.limit = 200;
+  const domain::Kind& k = domain::kind("career");
+  for (;;) {
+    domain::Page page = records.list(owner, k, q);
+    for (auto& e : page.items) all.push_back(std::move(e));
+    if (!page.next_cursor) break;
+    q.before_id = page.next_cursor;
+  }
+  return all;
 }
 
 typeset::Document cv_document(const json& cv, const std::vector<json>& entries) {

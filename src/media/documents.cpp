@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kColumns =
     "id, owner_id, title, kind, filename, content_type, language, notes, file, size, sha256,"
-    " verified_at, damage, version, replaces, subject_kind, subject_id, created_at, updated_at";
+    " verified_at, damage, version, replaces, subject_kind, subject_id, made_from, created_at,"
+    " updated_at";
 
 Document from_row(const store::Row& r) {
   Document d;
@@ -43,6 +44,7 @@ Document from_row(const store::Row& r) {
   d.replaces = r.opt_int("replaces");
   d.subject_kind = r.text("subject_kind");
   d.subject_id = r.opt_int("subject_id");
+  d.made_from = r.text("made_from");
   d.created_at = r.int_at("created_at");
   d.updated_at = r.int_at("updated_at");
   return d;
@@ -101,7 +103,7 @@ Damage check_upload(store::Db& db, const std::string& media_dir, const store::Ro
 const std::vector<std::string>& document_kinds() {
   static const std::vector<std::string> kinds = {
       "cv",     "portfolio",        "cover_letter", "motivation_letter",
-      "report", "reference_letter", "other"};
+      "report", "reference_letter", "letter",       "other"};
   return kinds;
 }
 
@@ -225,9 +227,13 @@ void check_details(DocumentInput& in, domain::FieldErrors& errors) {
   if (!in.subject_kind.empty() && !in.subject_id) errors.add("subject", "error_required");
 }
 
+std::string subject_table(const DocumentInput& in) {
+  return in.subject_kind == "application" ? "applications" : "listings";
+}
+
 // Whether the application or listing the document is about belongs to `owner`.
 bool owns_subject(store::Conn& conn, std::int64_t owner, const DocumentInput& in) {
-  const std::string table = in.subject_kind == "application" ? "applications" : "listings";
+  const std::string table = subject_table(in);
   return !conn.query("SELECT 1 FROM " + table + " WHERE id = ? AND owner_id = ?",
                      {*in.subject_id, owner})
               .empty();
@@ -240,11 +246,12 @@ Document insert_row(store::Conn& conn, std::int64_t owner, const DocumentInput& 
   auto rows = conn.query(
       "INSERT INTO uploads (file, size, sha256, verified_at, damage, created_at, owner_id, title,"
       " kind, filename, content_type, language, notes, version, replaces, subject_kind,"
-      " subject_id, updated_at) VALUES (?, ?, ?, 0, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-      " RETURNING " +
+      " subject_id, updated_at, source_text, made_from)"
+      " VALUES (?, ?, ?, 0, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " +
           std::string(kColumns),
       {rel, file.size, file.sha256, now, owner, in.title, in.kind, in.filename, type.content_type,
-       in.language, in.notes, version, replaces, in.subject_kind, in.subject_id, now});
+       in.language, in.notes, version, replaces, in.subject_kind, in.subject_id, now,
+       in.source_text, in.made_from});
   return from_row(rows[0]);
 }
 
@@ -289,6 +296,23 @@ Made Documents::insert(std::int64_t owner, const DocumentInput& given, const Rec
       e.add("subject", "documents_error_subject");
       return e;
     }
+    if (!in.made_from.empty() && in.subject_id) {
+      // Copies made from one CV or letter for one subject are one chain,
+      // numbered here with the subject's row locked (SQLite's write
+      // transaction holds the whole database): two made at once never
+      // share a version.
+      if (conn.dialect() == store::Dialect::postgres)
+        conn.query("SELECT id FROM " + subject_table(in) + " WHERE id = ? FOR UPDATE",
+                   {*in.subject_id});
+      auto latest = conn.query(
+          "SELECT id, version FROM uploads WHERE owner_id = ? AND made_from = ?"
+          " AND subject_kind = ? AND subject_id = ? ORDER BY version DESC, id DESC LIMIT 1",
+          {owner, in.made_from, in.subject_kind, *in.subject_id});
+      if (!latest.empty()) {
+        version = static_cast<int>(latest[0].int_at("version")) + 1;
+        replaces = latest[0].int_at("id");
+      }
+    }
     Document d = insert_row(conn, owner, in, rel, file, type, now, version, replaces);
     plan_copies_in(conn, owner, d.id, now);
     committing = true;
@@ -311,6 +335,23 @@ std::optional<Document> Documents::get(std::int64_t owner, std::int64_t id) {
                 {id, owner});
   if (rows.empty()) return std::nullopt;
   return from_row(rows[0]);
+}
+
+std::optional<std::string> Documents::source_text(std::int64_t owner, std::int64_t id) {
+  auto rows =
+      db_.query("SELECT source_text FROM uploads WHERE id = ? AND owner_id = ?", {id, owner});
+  if (rows.empty()) return std::nullopt;
+  return rows[0].text("source_text");
+}
+
+std::vector<Document> Documents::made_from(std::int64_t owner, const std::string& source) {
+  std::vector<Document> out;
+  for (const auto& r : db_.query("SELECT " + std::string(kColumns) +
+                                     " FROM uploads WHERE owner_id = ? AND made_from = ?"
+                                     " ORDER BY created_at DESC, id DESC",
+                                 {owner, source}))
+    out.push_back(from_row(r));
+  return out;
 }
 
 std::vector<Document> Documents::list(std::int64_t owner) {

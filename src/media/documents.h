@@ -79,6 +79,8 @@ struct Document {
   std::optional<std::int64_t> replaces;
   std::string subject_kind;  // "" (the person), "application", "listing"
   std::optional<std::int64_t> subject_id;
+  // For a document peto typeset: "cvs:<id>" or "letters:<id>"; "" for an upload.
+  std::string made_from;
   Millis created_at = 0;
   Millis updated_at = 0;
 };
@@ -91,6 +93,10 @@ struct DocumentInput {
   std::string filename = "";
   std::string subject_kind = "";  // "", "application" or "listing"
   std::optional<std::int64_t> subject_id = std::nullopt;
+  // A document peto typeset: the words it holds as plain text (for the
+  // difference between two sent copies) and what it was made from.
+  std::string source_text = "";
+  std::string made_from = "";
 };
 
 // A finished file written at incoming_path(), with what was counted while
@@ -117,7 +123,10 @@ class Documents {
   std::string path_of(const Document& d) const;
 
   // FieldErrors (catalogue keys): file (empty, too large, a refused type),
-  // title, kind, language, notes, subject. NotFound: none here.
+  // title, kind, language, notes, subject. NotFound: none here. A document
+  // peto typeset (`made_from` and a subject given) is the next version of
+  // the newest one made from the same record for the same subject, found
+  // and numbered in the transaction that inserts it.
   Made create(std::int64_t owner, const DocumentInput& in, const Received& file);
   // The same from a stream (imports, the demo, tests).
   Made create_from(std::int64_t owner, const DocumentInput& in, std::istream& bytes);
@@ -133,6 +142,11 @@ class Documents {
                                  std::int64_t subject_id);
   // The chain `id` belongs to, newest version first; empty for another's.
   std::vector<Document> versions(std::int64_t owner, std::int64_t id);
+  // The plain text a typeset document was made from ("" for an upload);
+  // nullopt for somebody else's.
+  std::optional<std::string> source_text(std::int64_t owner, std::int64_t id);
+  // Every document made from `source` ("cvs:3"), newest first.
+  std::vector<Document> made_from(std::int64_t owner, const std::string& source);
   // Removes one version; false for somebody else's or a missing one.
   bool remove(std::int64_t owner, std::int64_t id);
 

@@ -29,7 +29,7 @@ inline const std::vector<std::string>& kind_order() {
   static const std::vector<std::string> order = {
       "companies", "contacts",  "listings", "applications", "interviews",
       "offers",    "reminders", "notes",    "tags",         "career",  // version 2 on
-      "cvs"};
+      "cvs",       "letters"};
   return order;
 }
 
@@ -84,6 +84,8 @@ inline const std::vector<Column>& document_columns() {
                                         {"replaces", true},
                                         {"subject_kind", false},
                                         {"subject_id", true},
+                                        {"made_from", false},  // version 2 on
+                                        {"source_text", false},
                                         {"sha256", false},
                                         {"size", true},
                                         {"damage", false},

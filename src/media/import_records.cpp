@@ -5,6 +5,7 @@
 // archive has them.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -51,6 +52,7 @@ class Importer {
   std::int64_t mapped(const std::string& at, const std::string& kind, const json& o,
                       const std::string& name, bool required);
   store::Value made_from(const std::string& at, const json& o);
+  std::string typeset_from(const std::string& at, const json& o);
   void import_profile(const json& p);
   void import_kind(const domain::Kind& k, const json& list);
   void set_exactly(const domain::Kind& k, const json& o, const std::string& at, std::int64_t id,
@@ -231,6 +233,25 @@ void Importer::import_kind(const domain::Kind& k, const json& list) {
   }
 }
 
+// What a document peto typeset was made from: "cvs:<id>" names a CV of the
+// archive's, renumbered as it is imported; "" for an upload.
+std::string Importer::typeset_from(const std::string& at, const json& o) {
+  std::string from = text_or(at, o, "made_from", 40);
+  if (from.empty()) return from;
+  std::size_t colon = from.find(':');
+  std::string kind_name = from.substr(0, colon);
+  if (colon == std::string::npos || (kind_name != "cvs" && kind_name != "letters"))
+    refuse(at + ": made_from names no CV or letter");
+  std::int64_t old_id = 0;
+  std::string_view digits = std::string_view(from).substr(colon + 1);
+  auto read = std::from_chars(digits.data(), digits.data() + digits.size(), old_id);
+  auto& ids = ids_[kind_name];
+  bool whole = read.ec == std::errc() && read.ptr == digits.data() + digits.size();
+  auto found = whole ? ids.find(old_id) : ids.end();
+  if (found == ids.end()) refuse(at + ": made_from names a record the archive lacks");
+  return kind_name + ":" + std::to_string(found->second);
+}
+
 void Importer::import_documents(const json& list) {
   auto& m = ids_["documents"];
   const Millis now = clock_.now_ms();
@@ -260,6 +281,7 @@ void Importer::import_documents(const json& list) {
       if (subject == nullptr) refuse(at + ": subject_kind is unknown");
       subject_id = mapped(at, subject->name, o, "subject_id", true);
     }
+    const std::string made_from = typeset_from(at, o);
     std::string damage = text_or(at, o, "damage", 20);
     if (!damage.empty() && damage != "missing" && damage != "changed")
       refuse(at + ": damage is not a known state");
@@ -274,13 +296,28 @@ void Importer::import_documents(const json& list) {
     auto row = conn_.query(
         "INSERT INTO uploads (owner_id, file, size, sha256, verified_at, damage, title, kind,"
         " filename, content_type, language, notes, version, replaces, subject_kind, subject_id,"
-        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " RETURNING id",
-        {owner_, stored, store::Value(size), sha.empty() ? store::Value() : store::Value(sha),
-         stored.empty() ? 0 : now, damage, text_or(at, o, "title", 200), kind, filename,
-         content_type, text_or(at, o, "language", 12), text_or(at, o, "notes", 20000), version,
-         store::Value(replaces), subject_kind, store::Value(subject_id),
-         req_int(at, o, "created_at"), req_int(at, o, "updated_at")});
+        " created_at, updated_at, made_from, source_text)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        {owner_,
+         stored,
+         store::Value(size),
+         sha.empty() ? store::Value() : store::Value(sha),
+         stored.empty() ? 0 : now,
+         damage,
+         text_or(at, o, "title", 200),
+         kind,
+         filename,
+         content_type,
+         text_or(at, o, "language", 12),
+         text_or(at, o, "notes", 20000),
+         version,
+         store::Value(replaces),
+         subject_kind,
+         store::Value(subject_id),
+         req_int(at, o, "created_at"),
+         req_int(at, o, "updated_at"),
+         made_from,
+         text_or(at, o, "source_text", 200000)});
     std::int64_t id = row[0].int_at("id");
     m[archive_id] = id;
     ++facts_.records;

@@ -31,6 +31,9 @@ struct Uploads {
   // Migration 10: the documents' own columns on uploads (owner, title, kind,
   // version chain, subject) and document_copies, one per (upload, store).
   static std::vector<store::Migration> document_migrations();
+  // Migration 25: what a document peto typeset was made from (source_text,
+  // the words as plain text; made_from, "cvs:<id>" or "letters:<id>").
+  static std::vector<store::Migration> sent_migrations();
   static std::vector<FileColumn> file_columns() { return {{"uploads", "file"}}; }
 };
 

@@ -582,6 +582,7 @@ Response application_page(RecordPages& p, Request& r, const Visitor& v, std::int
       {"interviews", related("interviews")},
       {"offers", related("offers")},
       {"documents", document_section(p.site, v, "application", id)},
+      {"send", send_form(p, v, id)},
       {"note_values", form_part(form, "note", "values")},
       {"note_errors", form_part(form, "note", "errors")},
       {"tags", tags},

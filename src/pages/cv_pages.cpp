@@ -14,20 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<json> career_of(RecordPages& p, std::int64_t owner) {
-  std::vector<json> all;
-  domain::ListQuery q;
-  q.limit = 200;
-  const domain::Kind& k = domain::kind("career");
-  for (;;) {
-    domain::Page page = p.records.list(owner, k, q);
-    for (auto& e : page.items) all.push_back(std::move(e));
-    if (!page.next_cursor) break;
-    q.before_id = page.next_cursor;
-  }
-  return all;
-}
-
 // Pango markup as HTML: the builders write only <b>, <i>, <u> and <tt>
 // around escaped text, and <tt> is <code> in HTML.
 std::string html_of(std::string markup) {
@@ -36,6 +22,19 @@ std::string html_of(std::string markup) {
       markup.replace(at, std::string_view(from).size(), to);
   return markup;
 }
+
+std::optional<json> cv_of(RecordPages& p, const Request& r, const Visitor& v) {
+  auto id = path_id(r);
+  if (!id) return std::nullopt;
+  return p.records.get(v.account.id, domain::kind("cvs"), *id);
+}
+
+// "Ana Lima — backend.pdf": the name as printed and the CV's name.
+std::string file_name(const json& cv, const char* extension) {
+  return cv.value("full_name", std::string()) + " — " + cv.value("name", std::string()) + extension;
+}
+
+}  // namespace
 
 // The document as the page's preview: the blocks in HTML, headings h2.
 std::string preview_html(const typeset::Document& doc) {
@@ -76,25 +75,8 @@ std::string preview_html(const typeset::Document& doc) {
   return out;
 }
 
-std::optional<json> cv_of(RecordPages& p, const Request& r, const Visitor& v) {
-  auto id = path_id(r);
-  if (!id) return std::nullopt;
-  return p.records.get(v.account.id, domain::kind("cvs"), *id);
-}
-
-std::string file_name(const json& cv, const char* extension) {
-  std::string name;
-  for (char c : cv.value("full_name", std::string()) + "-" + cv.value("name", std::string())) {
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-';
-    name += ok ? c : '-';
-  }
-  return name + extension;
-}
-
-}  // namespace
-
 json cv_section(RecordPages& p, const Visitor& v, std::int64_t id, const json& cv) {
-  typeset::Document doc = media::cv_document(cv, career_of(p, v.account.id));
+  typeset::Document doc = media::cv_document(cv, media::career_entries(p.records, v.account.id));
   std::string href = "/cvs/" + std::to_string(id);
   return {{"pdf_href", href + "/cv.pdf"},
           {"text_href", href + "/cv.txt"},
@@ -106,17 +88,14 @@ json cv_section(RecordPages& p, const Visitor& v, std::int64_t id, const json& c
 Response cv_pdf(RecordPages& p, Request& r, const Visitor& v) {
   auto cv = cv_of(p, r, v);
   if (!cv) return p.site.not_found(r, v);
-  auto theme = typeset::Theme::load(typeset::themes_dir() / (media::cv_theme(*cv) + ".json"));
-  // The themes ship with peto: one that cannot be read is a broken install.
-  if (const auto* problem = std::get_if<std::string>(&theme)) throw std::runtime_error(*problem);
   typeset::Rendered out =
-      typeset::render_pdf(media::cv_document(*cv, career_of(p, v.account.id)),
-                          std::get<typeset::Theme>(theme), media::cv_page_size(*cv));
+      typeset::render_pdf(media::cv_document(*cv, media::career_entries(p.records, v.account.id)),
+                          typeset::shipped_theme(media::cv_theme(*cv)), media::cv_page_size(*cv));
   Response res;
   res.status = 200;
   res.body = std::move(out.pdf);
   res.set_header("Content-Type", "application/pdf");
-  res.set_header("Content-Disposition", "inline; filename=\"" + file_name(*cv, ".pdf") + "\"");
+  res.set_header("Content-Disposition", content_disposition("inline", file_name(*cv, ".pdf")));
   return res;
 }
 
@@ -125,9 +104,10 @@ Response cv_text(RecordPages& p, Request& r, const Visitor& v) {
   if (!cv) return p.site.not_found(r, v);
   Response res;
   res.status = 200;
-  res.body = typeset::render_text(media::cv_document(*cv, career_of(p, v.account.id)));
+  res.body =
+      typeset::render_text(media::cv_document(*cv, media::career_entries(p.records, v.account.id)));
   res.set_header("Content-Type", "text/plain; charset=utf-8");
-  res.set_header("Content-Disposition", "inline; filename=\"" + file_name(*cv, ".txt") + "\"");
+  res.set_header("Content-Disposition", content_disposition("inline", file_name(*cv, ".txt")));
   return res;
 }
 

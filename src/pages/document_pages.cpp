@@ -28,13 +28,8 @@ namespace {
 using media::Document;
 using nlohmann::json;
 
-const Config& config_of(const Site& site) {
-  static const Config defaults;
-  return site.config() != nullptr ? *site.config() : defaults;
-}
-
 media::Documents documents_of(Site& site) {
-  return media::Documents(site.db(), site.clock(), config_of(site));
+  return media::Documents(site.db(), site.clock(), site.settings());
 }
 
 std::string href_of(std::int64_t id) { return "/documents/" + std::to_string(id); }
@@ -145,10 +140,10 @@ Response form_page(Site& site, const Request& r, const Visitor& v, int status, c
                {"has_errors", !errors.empty()},
                {"kinds", kind_options(site, v, values.value("kind", ""))},
                {"subjects", subject_options(site, v, subject)},
-               {"max_mb", config_of(site).upload_max_mb},
+               {"max_mb", site.settings().upload_max_mb},
                {"limit_hint",
                 site.catalogue().fill(v.language, "documents_limit_hint",
-                                      {{"mb", std::to_string(config_of(site).upload_max_mb)}})}};
+                                      {{"mb", std::to_string(site.settings().upload_max_mb)}})}};
   return site.render(r, v, status, "document_form", std::move(data));
 }
 
@@ -283,10 +278,13 @@ Response detail_page(Site& site, Request& r, const Visitor& v, const Document& d
                {"subject_text", subject_text(site, v, d)},
                {"version_action", href_of(d.id) + "/versions"},
                {"delete_action", href_of(d.id) + "/delete"},
+               // Copies peto typeset can be compared with the others made
+               // from the same CV or letter (pages/sent_pages.cpp).
+               {"compare_href", d.made_from.empty() ? "" : href_of(d.id) + "/compare"},
                {"errors", errors},
                {"limit_hint",
                 site.catalogue().fill(v.language, "documents_limit_hint",
-                                      {{"mb", std::to_string(config_of(site).upload_max_mb)}})}};
+                                      {{"mb", std::to_string(site.settings().upload_max_mb)}})}};
   std::string done = Form::from_query(r).get("done");
   if (done == "added" || done == "version")
     data["flash"] = {{"kind", "success"},
@@ -297,10 +295,10 @@ Response detail_page(Site& site, Request& r, const Visitor& v, const Document& d
   bool trying = false;
   if (auto task = parse_id(Form::from_query(r).get("try"))) {
     static const net::HttpClient http;
-    auto seen = connections::Tries(site.db(), site.clock(), config_of(site), http)
+    auto seen = connections::Tries(site.db(), site.clock(), site.settings(), http)
                     .seen(v.account.id, *task);
     if (seen && seen->kind == connections::Try::copy &&
-        media::Copies(site.db(), site.clock(), config_of(site), http)
+        media::Copies(site.db(), site.clock(), site.settings(), http)
             .is_copy_of(v.account.id, seen->subject, d.id)) {
       trying = seen->working;
       if (seen->outcome) copy = seen->outcome->outcome;
@@ -334,26 +332,6 @@ Response get_detail(Site& site, Request& r, const Visitor& v) {
   return detail_page(site, r, v, *d, 200, json::object());
 }
 
-// RFC 6266 / 8187: an ASCII fallback and the UTF-8 name.
-std::string disposition(const std::string& name) {
-  std::string ascii;
-  for (unsigned char c : name)
-    ascii +=
-        (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '%') ? static_cast<char>(c) : '_';
-  static const char* hex = "0123456789ABCDEF";
-  std::string encoded;
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      encoded += static_cast<char>(c);
-    } else {
-      encoded += '%';
-      encoded += hex[c >> 4];
-      encoded += hex[c & 15];
-    }
-  }
-  return "attachment; filename=\"" + ascii + "\"; filename*=UTF-8''" + encoded;
-}
-
 Response get_file(Site& site, Request& r, const Visitor& v) {
   auto d = owned(site, r, v);
   if (!d) return site.not_found(r, v);
@@ -369,7 +347,7 @@ Response get_file(Site& site, Request& r, const Visitor& v) {
   out.body_file = path;
   out.set_header("Content-Type",
                  d->content_type.empty() ? "application/octet-stream" : d->content_type);
-  out.set_header("Content-Disposition", disposition(stem + "." + ext));
+  out.set_header("Content-Disposition", content_disposition("attachment", stem + "." + ext));
   out.set_header("X-Content-Type-Options", "nosniff");
   out.set_header("Content-Security-Policy", "default-src 'none'; sandbox");
   return out;
@@ -458,7 +436,7 @@ void add_document_routes(Router& router, Site& site) {
   auto page = [s](Response (*fn)(Site&, Request&, const Visitor&)) {
     return s->signed_in([s, fn](Request& r, const Visitor& v) { return fn(*s, r, v); });
   };
-  const Config& config = config_of(site);
+  const Config& config = site.settings();
   const std::size_t limit =
       (static_cast<std::size_t>(config.upload_max_mb) << 20) + kMultipartMargin;
   const std::string too_large = site.catalogue().fill(

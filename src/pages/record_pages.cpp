@@ -208,6 +208,8 @@ Response show_page(RecordPages& p, Request& r, const Visitor& v, const Kind& k,
          "/applications/" + std::to_string((*rec)["application_id"].get<std::int64_t>())}};
   } else if (k.name == "cvs") {
     data["cv"] = cv_section(p, v, *id, *rec);
+  } else if (k.name == "letters") {
+    data["letter"] = letter_section(p, r, v, *id, *rec);
   } else if (k.name == "reminders") {
     bool done = (*rec)["done_at"].is_number();
     data["reminder"] = {{"action", record_href(k, *id) + "/done"},
@@ -445,6 +447,11 @@ void add_record_routes(Router& router, Site& site) {
   router.add("GET", "/interviews/{id}/event.ics", page(interview_ics));
   router.add("GET", "/cvs/{id}/cv.pdf", page(cv_pdf));
   router.add("GET", "/cvs/{id}/cv.txt", page(cv_text));
+  router.add("GET", "/letters/{id}/letter.pdf", page(letter_pdf));
+  router.add("GET", "/letters/{id}/letter.txt", page(letter_text));
+  router.add("POST", "/applications/{id}/send", page(post_send));
+  router.add("GET", "/applications/{id}/send/{task}", page(send_progress));
+  router.add("GET", "/documents/{id}/compare", page(compare_page));
   add_application_routes(router, site, p);
 }
 

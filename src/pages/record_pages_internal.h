@@ -13,6 +13,7 @@
 #include "http/form.h"
 #include "pages/record_view.h"
 #include "pages/site.h"
+#include "typeset/document.h"
 
 namespace peto::web {
 
@@ -80,6 +81,21 @@ nlohmann::json cv_section(RecordPages& p, const Visitor& v, std::int64_t id,
                           const nlohmann::json& cv);
 // GET /cvs/{id}/cv.pdf and /cvs/{id}/cv.txt: the CV typeset, or as text.
 Response cv_pdf(RecordPages& p, Request& r, const Visitor& v);
+// A typeset document as HTML for a page's preview: headings h2, lists ul.
+std::string preview_html(const typeset::Document& doc);
+
+// sent_pages.cpp: a letter template's preview (?application= fills it for
+// one of the person's applications, else with example values) and
+// downloads; "Record as sent" on an application's page and its errand's
+// page; the difference between two copies made from the same CV or letter.
+nlohmann::json letter_section(RecordPages& p, const Request& r, const Visitor& v, std::int64_t id,
+                              const nlohmann::json& letter);
+Response letter_pdf(RecordPages& p, Request& r, const Visitor& v);
+Response letter_text(RecordPages& p, Request& r, const Visitor& v);
+nlohmann::json send_form(RecordPages& p, const Visitor& v, std::int64_t application_id);
+Response post_send(RecordPages& p, Request& r, const Visitor& v);
+Response send_progress(RecordPages& p, Request& r, const Visitor& v);
+Response compare_page(RecordPages& p, Request& r, const Visitor& v);
 Response cv_text(RecordPages& p, Request& r, const Visitor& v);
 // POST /<kind>/views and /<kind>/views/{id}/delete: a person's saved views.
 Response save_view(RecordPages& p, Request& r, const Visitor& v, const domain::Kind& k);

@@ -39,6 +39,7 @@ constexpr NavItem kNav[] = {
     {"title_tags", "/tags", true},
     {"title_career", "/career", true},
     {"title_cvs", "/cvs", true},
+    {"title_letters", "/letters", true},
 };
 
 bool in_section(const std::string& path, const std::string& href) {

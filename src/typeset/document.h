@@ -47,7 +47,8 @@ struct Document {
   std::string title;     // PDF metadata
   std::string author;    // PDF metadata
   std::string language;  // BCP 47 ("en", "pt-PT", "ar"): shaping, line breaks, direction
-  std::vector<Block> blocks;
+  std::vector<Block> blocks = {};
+  bool letter = false;  // paragraphs in the theme's letter style
 };
 
 enum class PageSize { a4, letter };
@@ -67,6 +68,7 @@ struct Style {
 struct Theme {
   std::string name;
   Style title, subtitle, heading, entry, aside, paragraph, bullet, small;
+  Style letter;  // a letter's paragraphs: a size up, and air between them
   double margin_mm = 18;
   double line_spacing = 1.0;  // a multiple of the font's own line height
   double bullet_indent_pt = 12;
@@ -80,6 +82,10 @@ struct Theme {
 
 // themes/ beside the templates: PETO_ASSETS_DIR or the source tree.
 std::filesystem::path themes_dir();
+// The theme `name` ("classic", "modern") from themes_dir(), read once per
+// process. The themes ship with peto: one that cannot be read is a broken
+// install, so this throws std::runtime_error saying why. Thread-safe.
+const Theme& shipped_theme(const std::string& name);
 
 // One laid-out line, in points from the page's top-left corner.
 struct PlacedLine {
@@ -110,6 +116,11 @@ std::string escape(std::string_view text);
 // numbered lists (one level), emphasis, strong, code and links; headings
 // become `heading` blocks. Raw HTML is shown as text, never interpreted.
 std::vector<Block> blocks_from_markdown(std::string_view markdown);
+
+// A day ("2026-12-07") written out as a letter dates it in `language`
+// ("7 December 2026", "7 décembre 2026", "٧ ديسمبر ٢٠٢٦"), by ICU; the day
+// itself when it is not one.
+std::string long_date(std::string_view yyyy_mm_dd, const std::string& language);
 
 // Whether `language` is written right to left (ar, he, fa, ur, ps, sd, yi, dv, ckb).
 bool right_to_left(std::string_view language);

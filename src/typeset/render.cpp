@@ -155,7 +155,8 @@ class Typesetter {
 
   Laid lay_out(const Block& b) {
     Laid out;
-    out.style = &theme_.style(b.kind);
+    bool letter_paragraph = doc_.letter && b.kind == BlockKind::paragraph;
+    out.style = letter_paragraph ? &theme_.letter : &theme_.style(b.kind);
     out.space_before = out.style->space_before_pt;
     out.space_after = out.style->space_after_pt;
     if (b.kind == BlockKind::heading && !theme_.rule_colour.empty()) out.space_after += kRuleGapPt;

@@ -1,8 +1,11 @@
 // Themes as data: themes/<name>.json, read and checked field by field.
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
 #include "typeset/document.h"
 
@@ -124,6 +127,7 @@ std::variant<Theme, std::string> Theme::load(const std::filesystem::path& path) 
   t.paragraph = read_style(r, styles, "paragraph");
   t.bullet = read_style(r, styles, "bullet");
   t.small = read_style(r, styles, "small");
+  t.letter = read_style(r, styles, "letter");
   if (!r.problem.empty()) return "the theme " + path.filename().string() + ": " + r.problem;
   return t;
 }
@@ -132,6 +136,16 @@ std::filesystem::path themes_dir() {
   if (const char* dir = std::getenv("PETO_ASSETS_DIR"))
     return std::filesystem::path(dir) / "themes";
   return std::filesystem::path(PETO_SOURCE_DIR) / "themes";
+}
+
+const Theme& shipped_theme(const std::string& name) {
+  static std::mutex mutex;
+  static std::map<std::string, Theme, std::less<>> loaded;
+  std::lock_guard lock(mutex);
+  if (auto it = loaded.find(name); it != loaded.end()) return it->second;
+  auto theme = Theme::load(themes_dir() / (name + ".json"));
+  if (const auto* problem = std::get_if<std::string>(&theme)) throw std::runtime_error(*problem);
+  return loaded.emplace(name, std::move(std::get<Theme>(theme))).first->second;
 }
 
 }  // namespace peto::typeset

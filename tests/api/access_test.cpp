@@ -24,7 +24,10 @@ class AccessApiTest : public ApiTest {
     auto at = path.find("{id}");
     if (at == std::string::npos) return path;
     const std::string& kind = r.segments.at(2);
-    return path.replace(at, 4, std::to_string(ids.count(kind) ? ids.at(kind) : 0));
+    path.replace(at, 4, std::to_string(ids.count(kind) ? ids.at(kind) : 0));
+    // A second parameter (a Record-as-sent errand): one nobody has.
+    if (auto task = path.find("{task}"); task != std::string::npos) path.replace(task, 6, "1");
+    return path;
   }
 
   // A body the route would accept from the record's owner.
@@ -35,6 +38,7 @@ class AccessApiTest : public ApiTest {
     if (p.ends_with("/timeline")) return {{"kind", "note"}, {"summary", "Hello"}};
     if (p.ends_with("/done")) return {{"done", true}};
     if (p.ends_with("/outcome")) return {{"outcome", "done"}};
+    if (p.ends_with("/sent")) return {{"cv_id", ids.count("cvs") ? ids.at("cvs") : 0}};
     if (p == "/api/v1/me") return {{"quiet_after_days", 10}};
     if (r.method == "POST" && ids.count(kind)) return create_body(kind, ids, 7);
     if (r.method == "PATCH") {
@@ -48,6 +52,7 @@ class AccessApiTest : public ApiTest {
       if (kind == "notes") return {{"body", "Renamed"}};
       if (kind == "career") return {{"title", "Renamed"}};
       if (kind == "cvs") return {{"headline", "Renamed"}};
+      if (kind == "letters") return {{"name", "Renamed"}};
     }
     return json::object();
   }

@@ -29,6 +29,7 @@ class ResourcesApiTest : public ApiTest {
     if (kind == "notes") return {{"body", "Very nice team"}};
     if (kind == "career") return {{"ended_on", "2024-06-30"}, {"level", "Lead"}};
     if (kind == "cvs") return {{"page_size", "letter"}, {"with_street", "yes"}};
+    if (kind == "letters") return {{"purpose", "follow_up"}, {"body", "Following up on {role}."}};
     return {{"colour", "green"}};  // tags
   }
 

@@ -934,7 +934,47 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
       failures.push(`a CV page: not checked: ${err.message}`);
       cvPage = null;
     }
+    // A letter template; then "Record as sent" on the application: an errand
+    // (the test's server runs no worker), done by `peto work --once`; sent
+    // twice, the second copy's comparison page.
+    let letterPage = null, sendingPage = null, comparePage = null;
+    try {
+      await visit(page, '/letters/new');
+      await page.fill('[name=name]', 'Cover letter');
+      await page.fill('[name=regarding]', 'Application for {role}');
+      await page.fill('[name=body]', 'Dear {contact},\n\nI would like to bring my work on **data pipelines** to {company} as {role}.\n\n- Four years of Go\n- On call, calmly\n\nKind regards,\n\nAna Lima');
+      await page.selectOption('[name=cv_id]', { label: 'Backend' });
+      await submit(page, page.locator('form[action="/letters"] button[type=submit]'));
+      letterPage = pathOf(page.url());
+      if (!/^\/letters\/\d+$/.test(letterPage)) throw new Error(`the letter landed on ${letterPage}`);
+      if (application) {
+        const work = promisify(execFile);
+        for (const what of ['both', 'cv']) {
+          await visit(page, application);
+          await page.selectOption('#send-cv', { label: 'Backend' });
+          if (what === 'both') await page.selectOption('#send-letter', { index: 1 });
+          await submit(page, page.locator('form#send button[type=submit]'));
+          sendingPage = pathOf(page.url());
+          if (!/\/send\/\d+$/.test(sendingPage)) throw new Error(`Record as sent landed on ${sendingPage}`);
+          await work(process.env.PETO_BINARY, ['work', '--once']);
+        }
+        await visit(page, sendingPage);
+        await page.locator('[data-testid=sent-copies] a').first().click();
+        await page.waitForLoadState('load');
+        await page.getByRole('link', { name: 'Compare with another sent copy' }).click();
+        await page.waitForLoadState('load');
+        comparePage = pathOf(page.url());
+        if (!/\/compare$/.test(comparePage)) throw new Error(`the comparison landed on ${comparePage}`);
+        if (writeScreenshots) {
+          await visit(page, letterPage + '?application=' + application.split('/').pop());
+          await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'letter.png'), fullPage: true });
+        }
+      }
+    } catch (err) {
+      failures.push(`letters and Record as sent: not checked: ${err.message}`);
+    }
     for (const p of ['/career', '/career/new', '/cvs', '/cvs/new', cvPage,
+      '/letters', '/letters/new', letterPage, sendingPage, comparePage,
       '/documents', '/documents/new', docPage, '/profile/export', '/profile/import',
       '/profile/connections/new?plugin=webdav', '/profile/connections/new?plugin=caldav',
       '/profile/feed',

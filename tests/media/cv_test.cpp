@@ -125,5 +125,22 @@ TEST(Cv, PageSizeThemeAndDirection) {
   EXPECT_EQ(cv_theme(c), "classic") << "a theme is one of the shipped names, never a path";
 }
 
+TEST(Cv, AHighlightInBracketsGoesOnlyIntoTheCvsItNames) {
+  std::vector<json> entries = {
+      entry("experience", "Engineer",
+            {{"highlights",
+              "- [data, ML] Built the feature store\n- [frontend] Ran the design system\n"
+              "- Led a team of four"}})};
+  json data = cv();
+  data["name"] = "data";
+  std::string text = text_of(data, entries);
+  EXPECT_NE(text.find("- Built the feature store\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("design system"), std::string::npos) << text;
+  EXPECT_NE(text.find("- Led a team of four"), std::string::npos) << text;
+  std::string backend = text_of(cv(), entries);
+  EXPECT_EQ(backend.find("feature store"), std::string::npos) << backend;
+  EXPECT_NE(backend.find("- Led a team of four"), std::string::npos) << backend;
+}
+
 }  // namespace
 }  // namespace peto::media

@@ -149,7 +149,6 @@ class ExportImportTest : public testing::TwoOwnersTest {
     auto v2 = add_document(owner, "CV", "%PDF-1.4 second\n" + std::string(70000, 'b'), v1, 2);
     auto letter =
         add_document(owner, "Letter", "%PDF-1.4 letter", std::nullopt, 1, "application", app_id);
-    (void)letter;
     db().query(
         "INSERT INTO application_events (application_id, kind, occurred_at, summary, actor,"
         " upload_id, created_at) VALUES (?, 'document_sent', ?, 'Sent CV v2', '', ?, ?)",
@@ -190,9 +189,19 @@ class ExportImportTest : public testing::TwoOwnersTest {
                                {"organisation", "Acme"},
                                {"started_on", "2021-03-01"},
                                {"highlights", "- Cut costs\n- Shipped"}}))));
-    ASSERT_TRUE(std::holds_alternative<domain::Record>(records().create(
+    auto cv = records().create(
         owner, domain::kind("cvs"),
-        form({{"name", "Backend"}, {"full_name", "Ana Lima"}, {"theme", "modern"}}))));
+        form({{"name", "Backend"}, {"full_name", "Ana Lima"}, {"theme", "modern"}}));
+    ASSERT_TRUE(std::holds_alternative<domain::Record>(cv));
+    const std::string cv_id =
+        std::to_string(std::get<domain::Record>(cv)["id"].get<std::int64_t>());
+    ASSERT_TRUE(std::holds_alternative<domain::Record>(records().create(
+        owner, domain::kind("letters"),
+        form({{"name", "Cover"}, {"cv_id", cv_id}, {"body", "Dear {contact},"}}))));
+    // The letter was sent as typeset by peto: what it was made from travels.
+    db().query(
+        "UPDATE uploads SET made_from = ?, source_text = 'Dear Hiring Manager,' WHERE id = ?",
+        {"cvs:" + cv_id, letter});
   }
 
   fs::path export_of(std::int64_t owner, const std::string& name) {
@@ -262,6 +271,13 @@ json normalised(const fs::path& zip) {
       if (section == "reminders" && o["made_for"].is_string())
         renumber(o, "made_from", domain::made_from_kind(o["made_for"].get<std::string>()));
       if (section == "documents") {
+        // "cvs:<id>": the CV's place in its section.
+        if (std::string from = o.value("made_from", ""); !from.empty()) {
+          auto colon = from.find(':');
+          o["made_from"] =
+              from.substr(0, colon + 1) +
+              std::to_string(order[from.substr(0, colon)].at(std::stoll(from.substr(colon + 1))));
+        }
         if (!o["subject_kind"].get<std::string>().empty())
           renumber(o, "subject_id", singular.at(o["subject_kind"].get<std::string>()));
         if (o["file"].is_string()) o["file"] = sha256_hex(entries.at(o["file"].get<std::string>()));
@@ -294,6 +310,11 @@ TEST_P(ExportImportTest, ImportIntoANewAccountReproducesEveryRecordAndFile) {
   EXPECT_EQ(a["career"].size(), 1u);
   EXPECT_EQ(a["cvs"].size(), 1u);
   EXPECT_EQ(a["cvs"][0]["theme"], "modern");
+  EXPECT_EQ(a["letters"].size(), 1u);
+  EXPECT_EQ(a["letters"][0]["cv_id"], 0) << "the letter still names the CV";
+  int sent_copies = 0;
+  for (const json& d : b["documents"]) sent_copies += d["made_from"] == "cvs:0";
+  EXPECT_EQ(sent_copies, 1) << "a sent copy still names the CV it was made from";
   EXPECT_EQ(a["profile"]["follow_up_days"], 10);
   EXPECT_EQ(a["profile"]["remind_closing"], true);
   // The reminders peto made stay tied to what they are about (renumbered
@@ -415,6 +436,7 @@ TEST_P(HostileArchiveTest, AVersionOneArchiveWithoutTheCareerRecordImports) {
                     d["version"] = 1;
                     d.erase("career");
                     d.erase("cvs");
+                    d.erase("letters");
                   }));
   ASSERT_TRUE(r) << r.status().message();
   EXPECT_EQ(db().query("SELECT COUNT(*) FROM listings WHERE owner_id = ?", {other_})[0].int_at(0),
@@ -507,6 +529,12 @@ TEST_P(HostileArchiveTest, ARecordThatFailsValidationRollsEverythingBack) {
   expect_refused(variant([](json& d) { d["profile"]["time_zone"] = "Mars/Olympus"; }), "time_zone");
   expect_refused(variant([](json& d) { d["documents"][1]["replaces"] = 12345; }),
                  "names no record");
+  expect_refused(variant([](json& d) { d["documents"][0]["made_from"] = "listings:1"; }),
+                 "made_from names no CV or letter");
+  expect_refused(variant([](json& d) { d["documents"][0]["made_from"] = "cvs:12345"; }),
+                 "made_from names a record the archive lacks");
+  expect_refused(variant([](json& d) { d["documents"][0]["made_from"] = "cvs:1x"; }),
+                 "made_from names a record the archive lacks");
 }
 
 // A document deleted while its archive is written (its file removed after

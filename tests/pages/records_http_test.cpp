@@ -18,6 +18,7 @@
 #include "domain/records.h"
 #include "media/documents.h"
 #include "media/exports.h"
+#include "media/sent.h"
 #include "tests/support/factory.h"
 #include "tests/support/http_client.h"
 #include "tests/support/signed_in_client.h"
@@ -67,6 +68,9 @@ class RecordsHttpTest : public peto::testing::SiteTest {
     make("tags", {{"name", "remote"}});
     make("career", {{"section", "experience"}, {"title", "Engineer"}});
     make("cvs", {{"name", "Backend"}, {"full_name", "Ana Lima"}});
+    make("letters", {{"name", "Cover"},
+                     {"cv_id", std::to_string(ids["cvs"])},
+                     {"body", "Dear {contact},\n\nI would like to work at {company} as {role}."}});
     auto captured = domain::Captures(*records_).from_html(owner, "https://jobs.example/1",
                                                           "<h1>Engineer</h1>", "web");
     ids["captures"] = std::get<domain::Capture>(captured)["id"].get<std::int64_t>();
@@ -120,6 +124,10 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
           .id;
   std::filesystem::create_directories(config_.exports_dir());
   std::ofstream(config_.exports_dir() + "/ana.zip") << "PK";
+  // An errand of ana's application (a worker would typeset it).
+  auto send = media::Sender(db(), clock_, config_)
+                  .start(ana.account().id, ids["applications"], {ids["cvs"], std::nullopt, ""});
+  const std::int64_t send_task = std::get<media::Started>(send).task_id;
   const std::int64_t archive_id = media::record_archive(
       db(), ana.account().id, std::nullopt, "ana.zip", "peto-export.zip", 2, clock_.now_ms());
   const std::map<std::string, std::int64_t> not_records = {
@@ -136,6 +144,7 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
       {"/documents/{id}/versions", document_id},
       {"/documents/{id}/delete", document_id},
       {"/documents/{id}/copies/{copy_id}/send", document_id},
+      {"/documents/{id}/compare", document_id},
       {"/profile/export/{id}/download", archive_id},
       {"/trash/{id}/restore", *records_->remove(ana.account().id, domain::kind("companies"),
                                                 one_of_each_extra(ana.account().id))},
@@ -160,6 +169,9 @@ TEST_P(RecordsHttpTest, AnotherPersonsRecordIsNotFoundOnEveryRoute) {
       ASSERT_TRUE(ids.count(kind)) << "no record of kind " << kind << " for " << route.pattern;
       path.replace(at, 4, std::to_string(ids[kind]));
     }
+    // A second parameter (Record as sent's errand): ana's.
+    if (auto task = path.find("{task}"); task != std::string::npos)
+      path.replace(task, 6, std::to_string(send_task));
     ClientResponse r = route.method == "GET" ? bob.get(path)
                                              : bob.post_form(path, {{"status", "rejected"},
                                                                     {"title", "x"},
@@ -495,6 +507,107 @@ TEST_P(RecordsHttpTest, ACvIsMadeFromTheCareerRecordAndDownloadsAsPdfAndText) {
   EXPECT_EQ(ben.get(cv + "/cv.pdf").status, 404);
   EXPECT_EQ(ben.get(cv + "/cv.txt").status, 404);
   EXPECT_EQ(ben.get(cv).status, 404);
+}
+
+// A letter template is checked when saved, previewed filled in for one of
+// the person's applications, and recorded as sent with a CV: both kept as
+// PDFs of the application's, named on its timeline, and a later copy
+// compared line by line with the first.
+TEST_P(RecordsHttpTest, LettersAreFilledInAndWhatWasSentIsKeptAndCompared) {
+  SignedInClient ana = person("ana@example.com");
+  SignedInClient ben = person("ben@example.com");
+  auto ids = one_of_each(ana.account().id);
+  const std::string app = "/applications/" + std::to_string(ids["applications"]);
+  const std::string letter = "/letters/" + std::to_string(ids["letters"]);
+
+  auto refused = ana.post_form("/letters", {{"name", "Bad"},
+                                            {"purpose", "cover"},
+                                            {"language", "en"},
+                                            {"theme", "classic"},
+                                            {"page_size", "a4"},
+                                            {"body", "Dear {recruiter},"}});
+  ASSERT_EQ(refused.status, 422);
+  EXPECT_NE(refused.body.find("Unknown placeholder {recruiter}. The placeholders are {company}, "
+                              "{role}, {contact}, {listing_url}, {date}."),
+            std::string::npos)
+      << refused.body;
+
+  auto preview = ana.get(letter + "?application=" + std::to_string(ids["applications"]));
+  ASSERT_EQ(preview.status, 200);
+  EXPECT_NE(preview.body.find("I would like to work at Acme as Engineer."), std::string::npos)
+      << preview.body;
+  auto example = ana.get(letter);
+  EXPECT_NE(example.body.find("I would like to work at Example Company"), std::string::npos);
+  auto pdf = ana.get(letter + "/letter.pdf?application=" + std::to_string(ids["applications"]));
+  ASSERT_EQ(pdf.status, 200);
+  EXPECT_EQ(pdf.header("Content-Type"), "application/pdf");
+  std::filesystem::path file = dir() / "letter.pdf";
+  std::ofstream(file, std::ios::binary) << pdf.body;
+  std::string text;
+  ASSERT_EQ(peto::testing::run_command("pdftotext -enc UTF-8 '" + file.string() + "' -", &text), 0);
+  EXPECT_NE(text.find("Dear Hiring Manager,"), std::string::npos) << text;
+  EXPECT_EQ(ben.get(letter).status, 404);
+  EXPECT_EQ(ben.get(letter + "/letter.pdf").status, 404);
+
+  // Made at once when no worker runs.
+  config_.background_work = false;
+  auto page = ana.get(app);
+  EXPECT_NE(page.body.find("action=\"" + app + "/send\""), std::string::npos);
+  auto sent = ana.post_form(app + "/send", {{"cv_id", std::to_string(ids["cvs"])},
+                                            {"letter_id", std::to_string(ids["letters"])},
+                                            {"note", "by e-mail"}});
+  ASSERT_EQ(sent.status, 303) << sent.body;
+  EXPECT_EQ(sent.header("Location"), app);
+  // The flash message the next page shows.
+  auto shown = [&](const ClientResponse& answer) {
+    return ana
+        .request("GET", app, "",
+                 {{"Cookie", "peto_flash=" + peto::testing::cookie_of(answer, "peto_flash")}})
+        .body;
+  };
+  EXPECT_NE(shown(sent).find("Kept 2 document(s) as sent"), std::string::npos);
+  page = ana.get(app);
+  EXPECT_NE(page.body.find("Sent: Ana Lima — Backend (version 1)"), std::string::npos);
+  EXPECT_NE(page.body.find("Sent: Cover (version 1)"), std::string::npos);
+  auto nothing = ana.post_form(app + "/send", {{"cv_id", ""}, {"letter_id", ""}});
+  ASSERT_EQ(nothing.status, 303);
+  EXPECT_NE(shown(nothing).find("Choose a CV, a letter or both."), std::string::npos);
+  EXPECT_EQ(ben.post_form(app + "/send", {{"cv_id", std::to_string(ids["cvs"])}}).status, 404);
+
+  // The career changes; the second copy is version 2, and the page compares.
+  auto entry = "/career/" + std::to_string(ids["career"]);
+  ASSERT_EQ(ana.post_form(entry, {{"section", "experience"}, {"title", "Lead engineer"}}).status,
+            303);
+  ASSERT_EQ(ana.post_form(app + "/send", {{"cv_id", std::to_string(ids["cvs"])}}).status, 303);
+  auto rows =
+      db().query("SELECT id, version FROM uploads WHERE made_from = ? ORDER BY version DESC",
+                 {"cvs:" + std::to_string(ids["cvs"])});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].int_at("version"), 2);
+  const std::string doc = "/documents/" + std::to_string(rows[0].int_at("id"));
+  EXPECT_NE(ana.get(doc).body.find("href=\"" + doc + "/compare\""), std::string::npos);
+  auto compared = ana.get(doc + "/compare");
+  ASSERT_EQ(compared.status, 200);
+  EXPECT_NE(compared.body.find("diff__line--removed\"><span class=\"visually-hidden\">Removed: "
+                               "</span>− Engineer</div>"),
+            std::string::npos)
+      << compared.body;
+  EXPECT_NE(compared.body.find("diff__line--added\"><span class=\"visually-hidden\">Added: "
+                               "</span>+ Lead engineer</div>"),
+            std::string::npos);
+  EXPECT_EQ(ben.get(doc + "/compare").status, 404);
+
+  // With a worker, an errand whose page refreshes itself until it is done.
+  config_.background_work = true;
+  auto queued = ana.post_form(app + "/send", {{"letter_id", std::to_string(ids["letters"])}});
+  ASSERT_EQ(queued.status, 303);
+  const std::string errand = queued.header("Location");
+  ASSERT_EQ(errand.rfind(app + "/send/", 0), 0u) << errand;
+  auto waiting = ana.get(errand);
+  ASSERT_EQ(waiting.status, 200);
+  EXPECT_EQ(waiting.header("Refresh"), "2");
+  EXPECT_NE(waiting.body.find("0 of 1 made"), std::string::npos);
+  EXPECT_EQ(ben.get(errand).status, 404);
 }
 
 TEST_P(RecordsHttpTest, ListsArePaginated) {

@@ -48,7 +48,7 @@ inline constexpr const char* kApi = "/api/v1";
 inline const std::vector<std::string>& api_kinds() {
   static const std::vector<std::string> all = {
       "companies", "contacts", "listings", "applications", "reminders", "interviews",
-      "offers",    "notes",    "tags",     "career",       "cvs"};
+      "offers",    "notes",    "tags",     "career",       "cvs",       "letters"};
   return all;
 }
 
@@ -193,6 +193,11 @@ class ApiTest : public BackendTest {
               {"highlights", "- Shipped"}};
     if (kind == "cvs")
       return {{"name", "Backend" + suffix}, {"full_name", "Ana Lima"}, {"theme", "modern"}};
+    if (kind == "letters")
+      return {{"name", "Cover" + suffix},
+              {"purpose", "cover"},
+              {"regarding", "Application for {role}"},
+              {"body", "Dear {contact},\n\nI would like to join {company}."}};
     // A webhook to localhost: a test send is refused by the destination
     // policy before anything leaves the machine.
     if (kind == "connections")

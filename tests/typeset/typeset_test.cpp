@@ -147,7 +147,7 @@ TEST_F(TypesetTest, ThemeProblemsNameTheField) {
   std::string all =
       R"("styles":{"title":{"family":"A"},"subtitle":{"family":"A"},"heading":{"family":"A"},)"
       R"("entry":{"family":"A"},"aside":{"family":"A"},"paragraph":{"family":"A"},)"
-      R"("bullet":{"family":"A"},"small":{"family":"A"}})";
+      R"("bullet":{"family":"A"},"small":{"family":"A"},"letter":{"family":"A"}})";
   EXPECT_EQ(load("{" + all + "}"), "");
   EXPECT_NE(load("{\"margin_mm\": 90," + all + "}").find("margin_mm must be a number from 5 to 40"),
             std::string::npos);
@@ -160,6 +160,22 @@ TEST_F(TypesetTest, ThemeProblemsNameTheField) {
   EXPECT_NE(load("not json").find("is not a JSON object"), std::string::npos);
   EXPECT_NE(std::get<std::string>(Theme::load(dir_ / "absent.json")).find("cannot be read"),
             std::string::npos);
+}
+
+// A letter's paragraphs take the theme's letter style: a size up and more
+// air between them than a CV's.
+TEST_F(TypesetTest, ALettersParagraphsHaveTheirOwnStyle) {
+  Document doc;
+  doc.blocks = {{BlockKind::paragraph, "Dear Hiring Manager,", "", ""},
+                {BlockKind::paragraph, "I would like to join.", "", ""}};
+  const Theme& theme = shipped_theme("classic");
+  Rendered cv = render_pdf(doc, theme, PageSize::a4);
+  doc.letter = true;
+  Rendered letter = render_pdf(doc, theme, PageSize::a4);
+  ASSERT_EQ(cv.lines.size(), 2u);
+  ASSERT_EQ(letter.lines.size(), 2u);
+  EXPECT_GT(letter.lines[0].height, cv.lines[0].height);
+  EXPECT_GT(letter.lines[1].y - letter.lines[0].y, cv.lines[1].y - cv.lines[0].y + 6);
 }
 
 TEST_F(TypesetTest, EnglishCvIsAValidPdfWithSubsetFontsTextInOrderAndMetadata) {
