@@ -95,7 +95,7 @@ void add_letter_renders(Api& api, const Shared& res) {
                    const domain::Kind& kind = domain::kind("letters");
                    auto letter = res->records.get(c.owner(), kind, c.id);
                    if (!letter) return res->missing(c.request, kind);
-                   std::string language = letter->value("language", std::string("en"));
+                   std::string language = media::letter_language(*letter);
                    Millis now = res->site.clock().now_ms();
                    std::optional<media::LetterValues> values;
                    std::string given = c.request.query_param("application_id").value_or("");
@@ -112,12 +112,8 @@ void add_letter_renders(Api& api, const Shared& res) {
                      values = media::example_letter_values(
                          language, local_date(now, c.bearer.account.time_zone));
                    }
-                   nlohmann::json cv;
-                   if ((*letter)["cv_id"].is_number())
-                     if (auto found = res->records.get(c.owner(), domain::kind("cvs"),
-                                                       (*letter)["cv_id"].get<std::int64_t>()))
-                       cv = *found;
-                   auto made = media::letter_document(*letter, cv, *values);
+                   auto made = media::letter_document(
+                       *letter, media::letter_sender(res->records, c.owner(), *letter), *values);
                    if (auto* problem = std::get_if<formats::PlaceholderProblem>(&made))
                      return res->api->problem(c.request, 422, "The template cannot be filled in",
                                               problem->message);

@@ -58,6 +58,10 @@ Extra application_role() {
           " WHERE a.id = t.application_id)"};
 }
 
+// The languages a CV or a letter can be written in (their headings and
+// dates come from the catalogue and ICU in that language).
+const std::vector<std::string> kWrittenIn = {"en", "fr", "de", "es", "it", "pt", "nl", "el", "ar"};
+
 // A data table: every kind and field, one entry each, as docs/SPEC.md lists them.
 // NOLINTNEXTLINE(readability-function-size)
 std::vector<Kind> make_kinds() {
@@ -283,22 +287,21 @@ std::vector<Kind> make_kinds() {
   cvs.singular = "cv";
   cvs.title_field = "name";
   cvs.since = 23;
-  cvs.fields = {
-      Field("name", T::text).req().limit(100),
-      Field("full_name", T::text).req(),
-      Field("headline", T::text),
-      Field("town", T::text),
-      Field("street", T::text).unlisted(),
-      Field("email", T::email).unlisted(),
-      Field("phone", T::text).limit(50).unlisted(),
-      Field("website", T::url).unlisted(),
-      Field("summary", T::long_text).limit(3000).unlisted(),
-      Field("language", T::choice).of({"en", "fr", "de", "es", "it", "pt", "nl", "el", "ar"}),
-      Field("theme", T::choice).of({"classic", "modern"}),
-      Field("page_size", T::choice).of({"a4", "letter"}),
-      Field("entry_order", T::choice).of({"date", "hand"}).unlisted(),
-      Field("with_references", T::choice).of({"no", "yes"}).unlisted(),
-      Field("with_street", T::choice).of({"no", "yes"}).unlisted()};
+  cvs.fields = {Field("name", T::text).req().limit(100),
+                Field("full_name", T::text).req(),
+                Field("headline", T::text),
+                Field("town", T::text),
+                Field("street", T::text).unlisted(),
+                Field("email", T::email).unlisted(),
+                Field("phone", T::text).limit(50).unlisted(),
+                Field("website", T::url).unlisted(),
+                Field("summary", T::long_text).limit(3000).unlisted(),
+                Field("language", T::choice).of(kWrittenIn),
+                Field("theme", T::choice).of({"classic", "modern"}),
+                Field("page_size", T::choice).of({"a4", "letter"}),
+                Field("entry_order", T::choice).of({"date", "hand"}).unlisted(),
+                Field("with_references", T::choice).of({"no", "yes"}).unlisted(),
+                Field("with_street", T::choice).of({"no", "yes"}).unlisted()};
   cvs.search = {"name", "headline"};
   all.push_back(std::move(cvs));
 
@@ -314,7 +317,7 @@ std::vector<Kind> make_kinds() {
       Field("name", T::text).req().limit(100),
       Field("purpose", T::choice).of({"cover", "motivation", "speculative", "follow_up"}),
       Field("cv_id", T::ref).to("cvs"),
-      Field("language", T::choice).of({"en", "fr", "de", "es", "it", "pt", "nl", "el", "ar"}),
+      Field("language", T::choice).of(kWrittenIn),
       Field("theme", T::choice).of({"classic", "modern"}).unlisted(),
       Field("page_size", T::choice).of({"a4", "letter"}).unlisted(),
       Field("regarding", T::text).limit(200).unlisted(),

@@ -69,7 +69,7 @@ std::variant<typeset::Document, formats::PlaceholderProblem> letter_document(
 
   typeset::Document doc;
   doc.letter = true;
-  doc.language = str(letter, "language").empty() ? "en" : str(letter, "language");
+  doc.language = letter_language(letter);
   doc.author = str(cv, "full_name");
   doc.title = str(letter, "name");
   auto& b = doc.blocks;
@@ -95,6 +95,18 @@ std::variant<typeset::Document, formats::PlaceholderProblem> letter_document(
   for (Block& p : typeset::blocks_from_markdown(std::get<std::string>(body)))
     b.push_back(std::move(p));
   return doc;
+}
+
+json letter_sender(domain::Records& records, std::int64_t owner, const json& letter) {
+  auto id = letter.find("cv_id");
+  if (id == letter.end() || !id->is_number_integer()) return nullptr;
+  auto cv = records.get(owner, domain::kind("cvs"), id->get<std::int64_t>());
+  return cv ? *cv : json();
+}
+
+std::string letter_language(const json& letter) {
+  std::string language = str(letter, "language");
+  return language.empty() ? "en" : language;
 }
 
 typeset::PageSize letter_page_size(const json& letter) {

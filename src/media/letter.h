@@ -24,6 +24,7 @@
 #include <variant>
 
 #include "core/clock.h"
+#include "domain/records.h"
 #include "formats/placeholders.h"
 #include "store/db.h"
 #include "typeset/document.h"
@@ -44,6 +45,13 @@ LetterValues example_letter_values(const std::string& language, const std::strin
 // it now fails). `cv` is the CV record the template names, or null.
 std::variant<typeset::Document, formats::PlaceholderProblem> letter_document(
     const nlohmann::json& letter, const nlohmann::json& cv, const LetterValues& values);
+
+// The CV whose details head the letter: null when it names none (or one
+// gone).
+nlohmann::json letter_sender(domain::Records& records, std::int64_t owner,
+                             const nlohmann::json& letter);
+// The letter's language ("en" when it has none).
+std::string letter_language(const nlohmann::json& letter);
 
 typeset::PageSize letter_page_size(const nlohmann::json& letter);
 std::string letter_theme(const nlohmann::json& letter);  // "classic" or "modern"

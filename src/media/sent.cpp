@@ -32,11 +32,6 @@ std::string language_of(store::Db& db, std::int64_t owner) {
 
 std::string progress_key(std::int64_t task_id) { return "send:" + std::to_string(task_id); }
 
-std::string str(const json& record, const char* field) {
-  auto it = record.find(field);
-  return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // A file name from a title: path separators and control characters out.
 std::string file_name(const std::string& title) {
   std::string out;
@@ -51,51 +46,30 @@ struct Piece {
   DocumentInput input;
 };
 
-Piece cv_piece(domain::Records& records, std::int64_t owner, std::int64_t application,
-               const json& cv, std::int64_t id) {
-  typeset::Document doc = cv_document(cv, career_entries(records, owner));
-  Piece p{typeset::render_pdf(doc, typeset::shipped_theme(cv_theme(cv)), cv_page_size(cv)), {}};
+// The document typeset, with what Documents::create is to keep of it.
+Piece piece(const typeset::Document& doc, const std::string& theme, typeset::PageSize size,
+            std::string kind, std::int64_t application, std::string made_from) {
+  Piece p{typeset::render_pdf(doc, typeset::shipped_theme(theme), size), {}};
   p.input.title = doc.title;
-  p.input.kind = "cv";
+  p.input.kind = std::move(kind);
   p.input.language = doc.language;
   p.input.filename = file_name(doc.title);
   p.input.subject_kind = "application";
   p.input.subject_id = application;
   p.input.source_text = typeset::render_text(doc);
-  p.input.made_from = "cvs:" + std::to_string(id);
+  p.input.made_from = std::move(made_from);
   return p;
 }
 
 std::optional<typeset::Document> letter_of(store::Db& db, domain::Records& records,
                                            std::int64_t owner, std::int64_t application,
                                            const json& letter, Millis now) {
-  json cv;
-  if (letter.contains("cv_id") && letter["cv_id"].is_number())
-    if (auto found = records.get(owner, domain::kind("cvs"), letter["cv_id"].get<std::int64_t>()))
-      cv = *found;
-  std::string language = str(letter, "language").empty() ? "en" : str(letter, "language");
   auto conn = db.acquire();
-  auto values = letter_values(*conn, owner, application, language, now);
+  auto values = letter_values(*conn, owner, application, letter_language(letter), now);
   if (!values) return std::nullopt;
-  auto made = letter_document(letter, cv, *values);
+  auto made = letter_document(letter, letter_sender(records, owner, letter), *values);
   if (auto* doc = std::get_if<typeset::Document>(&made)) return std::move(*doc);
   return std::nullopt;
-}
-
-Piece letter_piece(const typeset::Document& doc, const json& letter, std::int64_t application,
-                   std::int64_t id) {
-  Piece p{typeset::render_pdf(doc, typeset::shipped_theme(letter_theme(letter)),
-                              letter_page_size(letter)),
-          {}};
-  p.input.title = doc.title;
-  p.input.kind = letter_document_kind(letter);
-  p.input.language = doc.language;
-  p.input.filename = file_name(doc.title);
-  p.input.subject_kind = "application";
-  p.input.subject_id = application;
-  p.input.source_text = typeset::render_text(doc);
-  p.input.made_from = "letters:" + std::to_string(id);
-  return p;
 }
 
 // Stores the piece (a new version when the application already has a copy
@@ -182,8 +156,10 @@ SendResult Sender::make(std::int64_t owner, std::int64_t application_id, const S
   if (request.cv_id) {
     auto cv = records.get(owner, domain::kind("cvs"), *request.cv_id);
     if (!cv) return domain::NotFound{};
+    typeset::Document doc = cv_document(*cv, career_entries(records, owner));
     out.copies.push_back(keep(docs, owner, application_id,
-                              cv_piece(records, owner, application_id, *cv, *request.cv_id),
+                              piece(doc, cv_theme(*cv), cv_page_size(*cv), "cv", application_id,
+                                    "cvs:" + std::to_string(*request.cv_id)),
                               request.note));
     step();
   }
@@ -192,9 +168,11 @@ SendResult Sender::make(std::int64_t owner, std::int64_t application_id, const S
     if (!letter) return domain::NotFound{};
     auto doc = letter_of(db_, records, owner, application_id, *letter, clock_.now_ms());
     if (!doc) return domain::NotFound{};
-    out.copies.push_back(keep(docs, owner, application_id,
-                              letter_piece(*doc, *letter, application_id, *request.letter_id),
-                              request.note));
+    out.copies.push_back(keep(
+        docs, owner, application_id,
+        piece(*doc, letter_theme(*letter), letter_page_size(*letter), letter_document_kind(*letter),
+              application_id, "letters:" + std::to_string(*request.letter_id)),
+        request.note));
     step();
   }
   log::info("documents", "sent copies made",

@@ -53,7 +53,7 @@ struct FilledLetter {
 // one, with example values.
 FilledLetter fill(RecordPages& p, const Visitor& v, const json& letter,
                   std::optional<std::int64_t> application) {
-  std::string language = letter.value("language", std::string("en"));
+  std::string language = media::letter_language(letter);
   Millis now = p.site.clock().now_ms();
   std::optional<media::LetterValues> values;
   if (application) {
@@ -61,12 +61,8 @@ FilledLetter fill(RecordPages& p, const Visitor& v, const json& letter,
     values = media::letter_values(*conn, v.account.id, *application, language, now);
   }
   if (!values) values = media::example_letter_values(language, local_date(now, v.time_zone));
-  json cv;
-  if (letter.contains("cv_id") && letter["cv_id"].is_number())
-    if (auto found =
-            p.records.get(v.account.id, domain::kind("cvs"), letter["cv_id"].get<std::int64_t>()))
-      cv = *found;
-  auto made = media::letter_document(letter, cv, *values);
+  auto made = media::letter_document(letter, media::letter_sender(p.records, v.account.id, letter),
+                                     *values);
   if (auto* problem = std::get_if<formats::PlaceholderProblem>(&made))
     return {{}, problem->message};
   return {std::get<typeset::Document>(std::move(made)), ""};
@@ -171,7 +167,10 @@ json letter_section(RecordPages& p, const Request& r, const Visitor& v, std::int
   return out;
 }
 
-Response letter_pdf(RecordPages& p, Request& r, const Visitor& v) {
+namespace {
+
+// The letter filled in (?application=), as a PDF or as text.
+Response letter_file(RecordPages& p, Request& r, const Visitor& v, bool pdf) {
   auto letter = letter_of(p, r, v);
   if (!letter) return p.site.not_found(r, v);
   FilledLetter filled = fill(p, v, *letter, query_id(r, "application"));
@@ -180,32 +179,31 @@ Response letter_pdf(RecordPages& p, Request& r, const Visitor& v) {
                          {{"title", p.site.say(v, "sent_error_template")},
                           {"status", 422},
                           {"detail", filled.problem}});
-  typeset::Rendered out =
-      typeset::render_pdf(*filled.doc, typeset::shipped_theme(media::letter_theme(*letter)),
-                          media::letter_page_size(*letter));
   Response res;
   res.status = 200;
-  res.body = std::move(out.pdf);
-  res.set_header("Content-Type", "application/pdf");
-  res.set_header("Content-Disposition", content_disposition("inline", filled.doc->title + ".pdf"));
+  if (pdf) {
+    res.body =
+        typeset::render_pdf(*filled.doc, typeset::shipped_theme(media::letter_theme(*letter)),
+                            media::letter_page_size(*letter))
+            .pdf;
+    res.set_header("Content-Type", "application/pdf");
+  } else {
+    res.body = typeset::render_text(*filled.doc);
+    res.set_header("Content-Type", "text/plain; charset=utf-8");
+  }
+  res.set_header("Content-Disposition",
+                 content_disposition("inline", filled.doc->title + (pdf ? ".pdf" : ".txt")));
   return res;
 }
 
+}  // namespace
+
+Response letter_pdf(RecordPages& p, Request& r, const Visitor& v) {
+  return letter_file(p, r, v, true);
+}
+
 Response letter_text(RecordPages& p, Request& r, const Visitor& v) {
-  auto letter = letter_of(p, r, v);
-  if (!letter) return p.site.not_found(r, v);
-  FilledLetter filled = fill(p, v, *letter, query_id(r, "application"));
-  if (!filled.doc)
-    return p.site.render(r, v, 422, "error",
-                         {{"title", p.site.say(v, "sent_error_template")},
-                          {"status", 422},
-                          {"detail", filled.problem}});
-  Response res;
-  res.status = 200;
-  res.body = typeset::render_text(*filled.doc);
-  res.set_header("Content-Type", "text/plain; charset=utf-8");
-  res.set_header("Content-Disposition", content_disposition("inline", filled.doc->title + ".txt"));
-  return res;
+  return letter_file(p, r, v, false);
 }
 
 json send_form(RecordPages& p, const Visitor& v, std::int64_t application_id) {
