@@ -15,14 +15,9 @@ using typeset::Block;
 using typeset::BlockKind;
 using typeset::escape;
 
-std::string str(const json& record, const char* field) {
-  auto it = record.find(field);
-  return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 class Writer {
  public:
-  explicit Writer(const json& cv) : cv_(cv), language_(str(cv, "language")) {
+  explicit Writer(const json& cv) : cv_(cv), language_(text_field(cv, "language")) {
     if (language_.empty()) language_ = "en";
   }
 
@@ -35,7 +30,7 @@ class Writer {
     auto month = [](const std::string& day) {
       return day.size() >= 7 ? day.substr(5, 2) + "/" + day.substr(0, 4) : day;
     };
-    std::string from = str(e, "started_on"), to = str(e, "ended_on");
+    std::string from = text_field(e, "started_on"), to = text_field(e, "ended_on");
     if (from.empty() && to.empty()) return "";
     if (from.empty()) return month(to);
     return month(from) + " – " + (to.empty() ? text("cv_now") : month(to));
@@ -44,9 +39,9 @@ class Writer {
   // "Level, dates · place" beside an entry.
   std::string aside(const json& e, bool with_level) const {
     std::vector<std::string> parts;
-    if (with_level && !str(e, "level").empty()) parts.push_back(str(e, "level"));
+    if (with_level && !text_field(e, "level").empty()) parts.push_back(text_field(e, "level"));
     if (!dates(e).empty()) parts.push_back(dates(e));
-    if (!str(e, "place").empty()) parts.push_back(str(e, "place"));
+    if (!text_field(e, "place").empty()) parts.push_back(text_field(e, "place"));
     std::string out;
     for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
     return escape(out);
@@ -54,7 +49,7 @@ class Writer {
 
   // An entry's highlights: one bullet a line, each line's Markdown inline.
   void highlights(const json& e, std::vector<Block>& out) const {
-    std::string all = str(e, "highlights");
+    std::string all = text_field(e, "highlights");
     std::size_t at = 0;
     while (at <= all.size()) {
       std::size_t end = all.find('\n', at);
@@ -71,7 +66,7 @@ class Writer {
       if (line.starts_with('[')) {
         std::size_t close = line.find(']');
         if (close != std::string::npos) {
-          if (!names_cv(line.substr(1, close - 1), str(cv_, "name"))) continue;
+          if (!names_cv(line.substr(1, close - 1), text_field(cv_, "name"))) continue;
           line = std::string(text::trim(std::string_view(line).substr(close + 1)));
         }
       }
@@ -82,19 +77,20 @@ class Writer {
 
   typeset::Document run(std::vector<json> entries) {
     typeset::Document doc;
-    std::string name = str(cv_, "full_name");
-    doc.title = name + " — " + str(cv_, "name");
+    std::string name = text_field(cv_, "full_name");
+    doc.title = name + " — " + text_field(cv_, "name");
     doc.author = name;
     doc.language = language_;
     sort(entries);
     for (const json& e : entries)
-      if (entry_in_cv(e, str(cv_, "name"))) sections_[str(e, "section")].push_back(&e);
+      if (entry_in_cv(e, text_field(cv_, "name")))
+        sections_[text_field(e, "section")].push_back(&e);
     auto& b = doc.blocks;
     b.push_back({BlockKind::title, escape(name), "", ""});
-    if (!str(cv_, "headline").empty())
-      b.push_back({BlockKind::subtitle, escape(str(cv_, "headline")), "", ""});
+    if (!text_field(cv_, "headline").empty())
+      b.push_back({BlockKind::subtitle, escape(text_field(cv_, "headline")), "", ""});
     contact_line(b);
-    for (const Block& p : typeset::blocks_from_markdown(str(cv_, "summary"))) b.push_back(p);
+    for (const Block& p : typeset::blocks_from_markdown(text_field(cv_, "summary"))) b.push_back(p);
     for (const char* section : {"experience", "education", "project"}) dated(section, b);
     skills(b);
     for (const char* section : {"certification", "language"}) listed(section, b);
@@ -106,13 +102,13 @@ class Writer {
   // Newest first (ongoing, then the latest end, then the latest start), or
   // by position when the CV says so.
   void sort(std::vector<json>& entries) const {
-    bool by_hand = str(cv_, "entry_order") == "hand";
+    bool by_hand = text_field(cv_, "entry_order") == "hand";
     std::stable_sort(entries.begin(), entries.end(), [&](const json& x, const json& y) {
       if (by_hand) return x.value("position", 0) < y.value("position", 0);
-      std::string xe = str(x, "ended_on"), ye = str(y, "ended_on");
+      std::string xe = text_field(x, "ended_on"), ye = text_field(y, "ended_on");
       if (xe.empty() != ye.empty()) return xe.empty();
       if (xe != ye) return xe > ye;
-      return str(x, "started_on") > str(y, "started_on");
+      return text_field(x, "started_on") > text_field(y, "started_on");
     });
   }
 
@@ -120,7 +116,8 @@ class Writer {
   void contact_line(std::vector<Block>& b) {
     std::vector<std::string> contact = cv_contact(cv_);
     for (const json* e : sections_["link"])
-      contact.push_back(str(*e, "url").empty() ? str(*e, "title") : str(*e, "url"));
+      contact.push_back(text_field(*e, "url").empty() ? text_field(*e, "title")
+                                                      : text_field(*e, "url"));
     std::string line;
     for (const auto& c : contact) line += (line.empty() ? "" : " · ") + c;
     if (!line.empty()) b.push_back({BlockKind::subtitle, escape(line), "", ""});
@@ -137,12 +134,13 @@ class Writer {
   void dated(const std::string& section, std::vector<Block>& b) {
     if (!heading(section, b)) return;
     for (const json* e : sections_[section]) {
-      std::string markup = "<b>" + escape(str(*e, "title")) + "</b>";
-      if (!str(*e, "organisation").empty()) markup += ", " + escape(str(*e, "organisation"));
+      std::string markup = "<b>" + escape(text_field(*e, "title")) + "</b>";
+      if (!text_field(*e, "organisation").empty())
+        markup += ", " + escape(text_field(*e, "organisation"));
       b.push_back({BlockKind::entry, markup, aside(*e, section == "education"), ""});
       highlights(*e, b);
-      if (section == "project" && !str(*e, "url").empty())
-        b.push_back({BlockKind::small, escape(str(*e, "url")), "", ""});
+      if (section == "project" && !text_field(*e, "url").empty())
+        b.push_back({BlockKind::small, escape(text_field(*e, "url")), "", ""});
     }
   }
 
@@ -151,9 +149,9 @@ class Writer {
     if (!heading("skill", b)) return;
     std::vector<std::pair<std::string, std::string>> groups;
     for (const json* e : sections_["skill"]) {
-      std::string item = escape(str(*e, "title"));
-      if (!str(*e, "level").empty()) item += " (" + escape(str(*e, "level")) + ")";
-      std::string group = str(*e, "organisation");
+      std::string item = escape(text_field(*e, "title"));
+      if (!text_field(*e, "level").empty()) item += " (" + escape(text_field(*e, "level")) + ")";
+      std::string group = text_field(*e, "organisation");
       auto it =
           std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == group; });
       if (it == groups.end())
@@ -170,9 +168,9 @@ class Writer {
   void listed(const std::string& section, std::vector<Block>& b) {
     if (!heading(section, b)) return;
     for (const json* e : sections_[section]) {
-      std::string markup = "<b>" + escape(str(*e, "title")) + "</b>";
+      std::string markup = "<b>" + escape(text_field(*e, "title")) + "</b>";
       for (const char* f : {"organisation", "level"})
-        if (!str(*e, f).empty()) markup += " — " + escape(str(*e, f));
+        if (!text_field(*e, f).empty()) markup += " — " + escape(text_field(*e, f));
       if (!dates(*e).empty()) markup += " (" + escape(dates(*e)) + ")";
       b.push_back({BlockKind::paragraph, markup, "", ""});
     }
@@ -181,14 +179,14 @@ class Writer {
   // References: printed when the CV says so, else "available on request".
   void references(std::vector<Block>& b) {
     if (!heading("reference", b)) return;
-    if (str(cv_, "with_references") != "yes") {
+    if (text_field(cv_, "with_references") != "yes") {
       b.push_back({BlockKind::paragraph, escape(text("cv_references_on_request")), "", ""});
       return;
     }
     for (const json* e : sections_["reference"]) {
-      std::string markup = "<b>" + escape(str(*e, "title")) + "</b>";
+      std::string markup = "<b>" + escape(text_field(*e, "title")) + "</b>";
       for (const char* f : {"organisation", "place", "url"})
-        if (!str(*e, f).empty()) markup += ", " + escape(str(*e, f));
+        if (!text_field(*e, f).empty()) markup += ", " + escape(text_field(*e, f));
       b.push_back({BlockKind::paragraph, markup, "", ""});
       highlights(*e, b);
     }
@@ -201,18 +199,25 @@ class Writer {
 
 }  // namespace
 
+std::string text_field(const json& record, const char* field) {
+  if (!record.is_object()) return "";
+  auto it = record.find(field);
+  return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::vector<std::string> cv_contact(const json& cv) {
   std::vector<std::string> contact;
-  std::string town = str(cv, "town");
-  if (str(cv, "with_street") == "yes" && !str(cv, "street").empty())
-    town = str(cv, "street") + (town.empty() ? "" : ", " + town);
-  for (const std::string& c : {town, str(cv, "email"), str(cv, "phone"), str(cv, "website")})
+  std::string town = text_field(cv, "town");
+  if (text_field(cv, "with_street") == "yes" && !text_field(cv, "street").empty())
+    town = text_field(cv, "street") + (town.empty() ? "" : ", " + town);
+  for (const std::string& c :
+       {town, text_field(cv, "email"), text_field(cv, "phone"), text_field(cv, "website")})
     if (!c.empty()) contact.push_back(c);
   return contact;
 }
 
 bool entry_in_cv(const json& entry, const std::string& cv_name) {
-  return names_cv(str(entry, "cvs"), cv_name);
+  return names_cv(text_field(entry, "cvs"), cv_name);
 }
 
 bool names_cv(std::string_view names, const std::string& cv_name) {
@@ -247,9 +252,12 @@ typeset::Document cv_document(const json& cv, const std::vector<json>& entries) 
 }
 
 typeset::PageSize cv_page_size(const json& cv) {
-  return str(cv, "page_size") == "letter" ? typeset::PageSize::letter : typeset::PageSize::a4;
+  return text_field(cv, "page_size") == "letter" ? typeset::PageSize::letter
+                                                 : typeset::PageSize::a4;
 }
 
-std::string cv_theme(const json& cv) { return str(cv, "theme") == "modern" ? "modern" : "classic"; }
+std::string cv_theme(const json& cv) {
+  return text_field(cv, "theme") == "modern" ? "modern" : "classic";
+}
 
 }  // namespace peto::media

@@ -30,6 +30,9 @@ std::vector<nlohmann::json> career_entries(domain::Records& records, std::int64_
 typeset::PageSize cv_page_size(const nlohmann::json& cv);
 // "classic" or "modern": the theme file's name.
 std::string cv_theme(const nlohmann::json& cv);
+// A record's text field; "" when it is absent, not text, or the record is
+// not an object (no CV given). The CV and letter builders read fields so.
+std::string text_field(const nlohmann::json& record, const char* field);
 // The CV's contact details as printed: town (the street first when the CV
 // says so), e-mail, phone, website; empty ones left out.
 std::vector<std::string> cv_contact(const nlohmann::json& cv);

@@ -13,12 +13,6 @@ using typeset::Block;
 using typeset::BlockKind;
 using typeset::escape;
 
-std::string str(const json& record, const char* field) {
-  if (!record.is_object()) return "";
-  auto it = record.find(field);
-  return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 std::string say(const std::string& language, const std::string& key) {
   return Catalogue::shared().text(language, key);
 }
@@ -62,16 +56,16 @@ LetterValues example_letter_values(const std::string& language, const std::strin
 
 std::variant<typeset::Document, formats::PlaceholderProblem> letter_document(
     const json& letter, const json& cv, const LetterValues& values) {
-  auto body = formats::fill_placeholders(str(letter, "body"), values);
+  auto body = formats::fill_placeholders(text_field(letter, "body"), values);
   if (auto* problem = std::get_if<formats::PlaceholderProblem>(&body)) return *problem;
-  auto regarding = formats::fill_placeholders(str(letter, "regarding"), values);
+  auto regarding = formats::fill_placeholders(text_field(letter, "regarding"), values);
   if (auto* problem = std::get_if<formats::PlaceholderProblem>(&regarding)) return *problem;
 
   typeset::Document doc;
   doc.letter = true;
   doc.language = letter_language(letter);
-  doc.author = str(cv, "full_name");
-  doc.title = str(letter, "name");
+  doc.author = text_field(cv, "full_name");
+  doc.title = text_field(letter, "name");
   auto& b = doc.blocks;
   if (!doc.author.empty()) {
     b.push_back({BlockKind::title, escape(doc.author), "", ""});
@@ -105,20 +99,21 @@ json letter_sender(domain::Records& records, std::int64_t owner, const json& let
 }
 
 std::string letter_language(const json& letter) {
-  std::string language = str(letter, "language");
+  std::string language = text_field(letter, "language");
   return language.empty() ? "en" : language;
 }
 
 typeset::PageSize letter_page_size(const json& letter) {
-  return str(letter, "page_size") == "letter" ? typeset::PageSize::letter : typeset::PageSize::a4;
+  return text_field(letter, "page_size") == "letter" ? typeset::PageSize::letter
+                                                     : typeset::PageSize::a4;
 }
 
 std::string letter_theme(const json& letter) {
-  return str(letter, "theme") == "modern" ? "modern" : "classic";
+  return text_field(letter, "theme") == "modern" ? "modern" : "classic";
 }
 
 std::string letter_document_kind(const json& letter) {
-  std::string purpose = str(letter, "purpose");
+  std::string purpose = text_field(letter, "purpose");
   if (purpose == "cover") return "cover_letter";
   if (purpose == "motivation") return "motivation_letter";
   return "letter";

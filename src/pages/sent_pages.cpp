@@ -133,12 +133,13 @@ json copy_choice(const Site& site, const Visitor& v, const media::Document& d,
                                            {"when", site.format_time(v, d.created_at)}})}};
 }
 
-}  // namespace
-
+// "?application=N" when the page was asked for one, else "".
 std::string letter_preview_query(const Request& r) {
   auto id = query_id(r, "application");
   return id ? "?application=" + std::to_string(*id) : "";
 }
+
+}  // namespace
 
 json letter_section(RecordPages& p, const Request& r, const Visitor& v, std::int64_t id,
                     const json& letter) {
