@@ -108,6 +108,12 @@ std::string render_metrics(const MetricsDeps& deps) {
   out << "# HELP peto_up Whether peto could read its database.\n# TYPE peto_up gauge\npeto_up "
       << (up ? 1 : 0) << "\n";
   if (up) out << body.str();
+  // Counted last, so that a scrape's own statements are in it: a benchmark
+  // reads it before and after some requests and subtracts one scrape.
+  if (deps.db != nullptr)
+    out << "# HELP peto_db_statements_total SQL statements this process has run.\n"
+           "# TYPE peto_db_statements_total counter\npeto_db_statements_total "
+        << deps.db->statements_run() << "\n";
   return out.str();
 }
 

@@ -6,7 +6,8 @@
 // how often the pass lease was taken over from a holder that never released
 // it; and the task queue: tasks by queue and state, the age of the oldest due
 // task per queue, finished tasks by kind and outcome. Never throws; a database that cannot be read
-// gives peto_up 0.
+// gives peto_up 0. peto_db_statements_total counts the SQL statements this
+// process has run (what the benchmarks divide by the pages they asked for).
 #pragma once
 
 #include <string>
