@@ -311,6 +311,7 @@ void add_api_routes(Router& router, Site& site) {
   }
   add_application_routes(*api, res);
   add_render_routes(*api, res);
+  add_insight_api(*api, res);
   add_reminder_done(*api, res);
   add_interview_outcome(*api, res);
   add_me(*api, res);

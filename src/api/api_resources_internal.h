@@ -6,6 +6,8 @@
 //   api_lists.cpp         GET /api/v1/<kind>: the list queries and their pages
 //   api_applications.cpp  applying to a listing, an application's status,
 //                         timeline and tags
+//   api_renders.cpp       CVs and letters as PDF and text, Record as sent
+//   api_insights.cpp      the insights and the period report
 #pragma once
 
 #include <cstddef>
@@ -132,5 +134,7 @@ void add_application_create(Api& api, const Shared& res);
 void add_application_routes(Api& api, const Shared& res);
 // CVs and letters as PDF and text, and "Record as sent" (api_renders.cpp).
 void add_render_routes(Api& api, const Shared& res);
+// The insights and the period report (api_insights.cpp).
+void add_insight_api(Api& api, const Shared& res);
 
 }  // namespace peto::web::api_detail

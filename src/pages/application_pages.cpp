@@ -6,6 +6,7 @@
 #include "core/timezone.h"
 #include "domain/board.h"
 #include "domain/dashboard.h"
+#include "domain/report.h"
 #include "http/http.h"
 #include "pages/record_pages.h"
 #include "pages/record_pages_internal.h"
@@ -173,6 +174,12 @@ Response dashboard_page(RecordPages& p, Request& r, const Visitor& v) {
   data["no_gone_quiet"] = quiet.empty();
   data["no_closing_soon"] = data["closing_soon"].empty();
   data["no_interviews"] = interviews.empty();
+  auto conn = p.site.db().acquire();
+  domain::ThisWeek week = store::with_read(
+      *conn, [&](store::Conn& c) { return domain::this_week(c, v.account.id, now, v.time_zone); });
+  data["this_week"] = {{"sent", week.sent},
+                       {"replies", week.happened.replies},
+                       {"interviews", week.happened.interviews}};
   if (d.listings == 0 && d.open_applications == 0) {
     data["first_run"] = true;
     data["first_steps"] = first_steps(p, v);

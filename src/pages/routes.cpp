@@ -2,6 +2,7 @@
 
 #include "pages/calendar_pages.h"
 #include "pages/feed_pages.h"
+#include "pages/insight_pages.h"
 #include "pages/record_pages.h"
 #include "pages/search_pages.h"
 
@@ -17,6 +18,7 @@ void add_site_routes(Router& router, Site& site, const CoreDeps& core) {
   add_token_routes(router, site);
   add_feed_routes(router, site);
   add_calendar_routes(router, site);
+  add_insight_routes(router, site);
   add_search_routes(router, site);
   add_connection_routes(router, site);
   add_document_routes(router, site);

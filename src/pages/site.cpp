@@ -29,6 +29,8 @@ constexpr NavItem kNav[] = {
     {"nav_applications", "/applications"},
     {"nav_calendar", "/calendar"},
     {"nav_reminders", "/reminders"},
+    {"title_insights", "/insights", true},
+    {"title_report", "/report", true},
     {"nav_contacts", "/contacts", true},
     {"nav_captures", "/captures", true},
     {"title_interviews", "/interviews", true},

@@ -121,6 +121,9 @@ std::vector<Block> blocks_from_markdown(std::string_view markdown);
 // ("7 December 2026", "7 décembre 2026", "٧ ديسمبر ٢٠٢٦"), by ICU; the day
 // itself when it is not one.
 std::string long_date(std::string_view yyyy_mm_dd, const std::string& language);
+// The same in the shape of an ICU skeleton: "yMMMM" a month ("November
+// 2026", "novembre 2026"), "MMMd" a day of the month ("Nov 2", "2 nov.").
+std::string date_as(std::string_view yyyy_mm_dd, const std::string& language, const char* skeleton);
 
 // Whether `language` is written right to left (ar, he, fa, ur, ps, sd, yi, dv, ckb).
 bool right_to_left(std::string_view language);

@@ -973,7 +973,14 @@ test('axe-core finds no serious or critical violation on any page', { timeout: 2
     } catch (err) {
       failures.push(`letters and Record as sent: not checked: ${err.message}`);
     }
-    for (const p of ['/career', '/career/new', '/cvs', '/cvs/new', cvPage,
+    if (writeScreenshots) {
+      await visit(page, '/insights');
+      await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'insights.png'), fullPage: true });
+      await visit(page, '/report?period=weeks&weeks=8');
+      await page.screenshot({ path: path.join(sourceDir, 'docs', 'screenshots', 'report.png'), fullPage: true });
+    }
+    for (const p of ['/insights', '/report', '/report?period=weeks&weeks=8',
+      '/career', '/career/new', '/cvs', '/cvs/new', cvPage,
       '/letters', '/letters/new', letterPage, sendingPage, comparePage,
       '/documents', '/documents/new', docPage, '/profile/export', '/profile/import',
       '/profile/connections/new?plugin=webdav', '/profile/connections/new?plugin=caldav',
