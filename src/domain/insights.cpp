@@ -61,22 +61,25 @@ Bounds bounds_of(const InsightsQuery& q) {
   return b;
 }
 
-// "AND a.applied_at >= ? …" for the period and the tag, with its parameters.
-std::string cohort_sql(const InsightsQuery& q, const Bounds& b, store::Params& params) {
-  std::string sql = " AND a.applied_at IS NOT NULL";
+// " AND <column> >= ? AND <column> < ?" for the ends of the period that are
+// set, and the tag's condition on an application aliased `a` when there is
+// one; their parameters go on `params`.
+std::string narrowed(const std::string& column, const Bounds& b,
+                     const std::optional<std::int64_t>& tag, store::Params& params) {
+  std::string sql;
   if (b.from) {
-    sql += " AND a.applied_at >= ?";
+    sql += " AND " + column + " >= ?";
     params.emplace_back(*b.from);
   }
   if (b.to) {
-    sql += " AND a.applied_at < ?";
+    sql += " AND " + column + " < ?";
     params.emplace_back(*b.to);
   }
-  if (q.tag_id) {
+  if (tag) {
     sql +=
         " AND EXISTS (SELECT 1 FROM application_tags g WHERE g.application_id = a.id"
         " AND g.tag_id = ?)";
-    params.emplace_back(*q.tag_id);
+    params.emplace_back(*tag);
   }
   return sql;
 }
@@ -87,7 +90,8 @@ std::vector<Sent> read_sent(store::Conn& db, const InsightsQuery& q, const Bound
     reached += ", MAX(CASE WHEN e.kind = 'status_change' AND e.to_status = '" + s +
                "' THEN 1 ELSE 0 END) AS r_" + s;
   store::Params params = {q.owner, q.owner};
-  std::string cohort = cohort_sql(q, b, params);
+  std::string cohort =
+      " AND a.applied_at IS NOT NULL" + narrowed("a.applied_at", b, q.tag_id, params);
   auto rows = db.query(
       "SELECT a.id, a.status, a.channel, a.applied_at, l.company_id, c.name AS company,"
       " a.contact_id, ct.name AS contact, cc.name AS contact_company,"
@@ -248,15 +252,7 @@ void mark_quiet(store::Conn& db, const InsightsQuery& q,
 void read_listings(store::Conn& db, const InsightsQuery& q, const Bounds& b, Insights& out) {
   if (q.tag_id) return;
   store::Params params = {q.owner};
-  std::string period;
-  if (b.from) {
-    period += " AND l.created_at >= ?";
-    params.emplace_back(*b.from);
-  }
-  if (b.to) {
-    period += " AND l.created_at < ?";
-    params.emplace_back(*b.to);
-  }
+  const std::string period = narrowed("l.created_at", b, std::nullopt, params);
   auto rows = db.query("SELECT COUNT(*) AS noted, COALESCE(SUM(CASE WHEN " + listing_applied("l") +
                            " THEN 1 ELSE 0 END), 0) AS applied,"
                            " COALESCE(SUM(CASE WHEN l.state = 'discarded' THEN 1 ELSE 0 END), 0)"
@@ -270,22 +266,9 @@ void read_listings(store::Conn& db, const InsightsQuery& q, const Bounds& b, Ins
 
 std::int64_t count_drafts(store::Conn& db, const InsightsQuery& q, const Bounds& b) {
   store::Params params = {q.owner};
-  std::string sql =
-      "SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ? AND a.applied_at IS NULL";
-  if (b.from) {
-    sql += " AND a.created_at >= ?";
-    params.emplace_back(*b.from);
-  }
-  if (b.to) {
-    sql += " AND a.created_at < ?";
-    params.emplace_back(*b.to);
-  }
-  if (q.tag_id) {
-    sql +=
-        " AND EXISTS (SELECT 1 FROM application_tags g WHERE g.application_id = a.id"
-        " AND g.tag_id = ?)";
-    params.emplace_back(*q.tag_id);
-  }
+  const std::string sql =
+      "SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ? AND a.applied_at IS NULL" +
+      narrowed("a.created_at", b, q.tag_id, params);
   return db.query(sql, params)[0].int_at("n");
 }
 

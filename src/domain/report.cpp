@@ -174,6 +174,17 @@ void cadence(Report& r, const std::string& today) {
   r.current_run = run;
 }
 
+// How many of the person's applications have `column` (on alias `a`) in
+// [from, to), among those `also` holds for.
+std::int64_t applications_between(store::Conn& conn, std::int64_t owner, const char* column,
+                                  std::int64_t from, std::int64_t to, const char* also = "1 = 1") {
+  return conn
+      .query(std::string("SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ? AND ") +
+                 also + " AND " + column + " >= ? AND " + column + " < ?",
+             {owner, from, to})[0]
+      .int_at("n");
+}
+
 nlohmann::json happened_json(const Happened& h) {
   return {{"replies", h.replies},
           {"interviews", h.interviews},
@@ -269,11 +280,7 @@ Report read_report(store::Conn& conn, std::int64_t owner, const Period& period,
   r.sent = static_cast<std::int64_t>(r.evidence.size());
   for (const Evidence& e : r.evidence)
     if (e.channel == "employment_service") ++r.through_service;
-  r.drafts = conn.query(
-                     "SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ?"
-                     " AND a.applied_at IS NULL AND a.created_at >= ? AND a.created_at < ?",
-                     {owner, from, to})[0]
-                 .int_at("n");
+  r.drafts = applications_between(conn, owner, "a.created_at", from, to, "a.applied_at IS NULL");
   r.happened = happened_between(conn, owner, from, to);
   cadence(r, local_date(now, time_zone));
   return r;
@@ -285,11 +292,7 @@ ThisWeek this_week(store::Conn& conn, std::int64_t owner, std::int64_t now,
   w.from = monday_of(local_date(now, time_zone));
   Period week{"weeks", w.from, add_days(w.from, 6)};
   auto [from, to] = bounds(week, time_zone);
-  w.sent = conn.query(
-                   "SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ?"
-                   " AND a.applied_at >= ? AND a.applied_at < ?",
-                   {owner, from, to})[0]
-               .int_at("n");
+  w.sent = applications_between(conn, owner, "a.applied_at", from, to);
   w.happened = happened_between(conn, owner, from, to);
   return w;
 }
