@@ -148,6 +148,25 @@ json tag_options(const Site& site, const Visitor& v, const std::optional<std::in
   return out;
 }
 
+// The tables by channel, company and referrer, each only when it has rows.
+json tally_tables(const Site& site, const Visitor& v, const domain::Insights& f, const json& j) {
+  json tables = json::array();
+  auto table = [&](const char* id, const json& rows, const char* field, const std::string& base,
+                   std::size_t all) {
+    if (rows.empty()) return;
+    tables.push_back({{"id", id},
+                      {"title", site.say(v, std::string("insights_") + id)},
+                      {"name_heading", site.say(v, std::string("insights_") + id + "_name")},
+                      {"rows", tally_rows(site, v, rows, field, base)},
+                      {"more", all > kTableLines ? all - kTableLines : 0},
+                      {"has_more", all > kTableLines}});
+  };
+  table("by_channel", j["by_channel"], "channel", "", f.by_channel.size());
+  table("by_company", j["by_company"], nullptr, "/companies/", f.by_company.size());
+  table("by_contact", j["by_contact"], nullptr, "/contacts/", f.by_contact.size());
+  return tables;
+}
+
 // The figures in the shape templates/insights.mustache reads.
 json insights_data(const Site& site, const Visitor& v, const domain::Insights& f) {
   json j = domain::to_json(f);
@@ -211,21 +230,7 @@ json insights_data(const Site& site, const Visitor& v, const domain::Insights& f
       {"quiet_now", f.quiet_now},
       {"quiet_after_days", v.account.quiet_after_days},
       {"quiet_by_company", j["quiet"]["by_company"]}};
-  json tables = json::array();
-  auto table = [&](const char* id, const json& rows, const char* field, const std::string& base,
-                   std::size_t all) {
-    if (rows.empty()) return;
-    tables.push_back({{"id", id},
-                      {"title", site.say(v, std::string("insights_") + id)},
-                      {"name_heading", site.say(v, std::string("insights_") + id + "_name")},
-                      {"rows", tally_rows(site, v, rows, field, base)},
-                      {"more", all > kTableLines ? all - kTableLines : 0},
-                      {"has_more", all > kTableLines}});
-  };
-  table("by_channel", j["by_channel"], "channel", "", f.by_channel.size());
-  table("by_company", j["by_company"], nullptr, "/companies/", f.by_company.size());
-  table("by_contact", j["by_contact"], nullptr, "/contacts/", f.by_contact.size());
-  out["tables"] = std::move(tables);
+  out["tables"] = tally_tables(site, v, f, j);
   if (j["listings"].is_object())
     out["listings"] = {{"noted", j["listings"]["noted"]},
                        {"applied", j["listings"]["applied"]},
