@@ -72,7 +72,13 @@ class SqliteConn final : public Conn {
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_create_function(db_, "now_ms", 0, SQLITE_UTF8, nullptr, now_ms_fn, nullptr, nullptr);
-    run_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    // A page cache of 16 MiB a connection (SQLite's default is 2 MiB), and
+    // the file mapped into memory (up to 256 MiB) rather than copied in by
+    // read(): the pages that read a whole search (insights, the report,
+    // exports) then read it from memory on every visit, from any connection.
+    run_script(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+        " PRAGMA cache_size=-16384; PRAGMA mmap_size=268435456;");
   }
 
   ~SqliteConn() override {
