@@ -140,6 +140,11 @@ std::string local_date(std::int64_t utc_ms, const std::string& zone) {
   return format_local(utc_ms, zone, "%Y-%m-%d");
 }
 
+std::int64_t local_day(std::int64_t utc_ms, const std::string& zone) {
+  auto local = zone_or_utc(zone)->to_local(date::sys_time<Ms>{Ms{utc_ms}});
+  return date::floor<date::days>(local).time_since_epoch().count();
+}
+
 std::optional<std::int64_t> parse_local(std::string_view text, const std::string& zone) {
   if (text.size() != 16 && text.size() != 19) return std::nullopt;
   auto ymd = parse_ymd(text.substr(0, 10));

@@ -32,6 +32,9 @@ std::string format_local(std::int64_t utc_ms, const std::string& zone,
 
 // The calendar date ("YYYY-MM-DD") that `utc_ms` falls on in `zone`.
 std::string local_date(std::int64_t utc_ms, const std::string& zone);
+// The same day as a number of days since 1970-01-01: two of them subtract
+// to the whole days between, as the person's calendar counts them.
+std::int64_t local_day(std::int64_t utc_ms, const std::string& zone);
 
 // "YYYY-MM-DDTHH:MM" (an <input type="datetime-local">) or "YYYY-MM-DD HH:MM",
 // optionally with ":SS", read as a wall time in `zone`; UTC ms, or nullopt for

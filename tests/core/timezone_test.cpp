@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "core/clock.h"
+
 namespace peto {
 namespace {
 
@@ -38,6 +40,19 @@ TEST(TimeZoneTest, LocalDateCrossesMidnight) {
   EXPECT_EQ(local_date(jan1_1430, "UTC"), "2026-01-01");
   EXPECT_EQ(local_date(jan1_1430, "Pacific/Kiritimati"), "2026-01-02");  // UTC+14
   EXPECT_EQ(local_date(1767225600000, "America/New_York"), "2025-12-31");
+}
+
+TEST(TimeZoneTest, LocalDayCountsTheDaysOfTheZone) {
+  // 2026-03-14 10:30 UTC is 23:30 that day in Auckland (NZDT, +13) and 06:30
+  // in New York; an hour later it is already the 15th in Auckland.
+  const std::int64_t t = *parse_time("2026-03-14T10:30:00Z");
+  const std::int64_t march_14 = *parse_date_utc_ms("2026-03-14") / 86'400'000;
+  EXPECT_EQ(local_day(t, "Pacific/Auckland"), march_14);
+  EXPECT_EQ(local_day(t + 3'600'000, "Pacific/Auckland"), march_14 + 1);
+  EXPECT_EQ(local_day(t, "America/New_York"), march_14);
+  EXPECT_EQ(local_day(t, "UTC"), march_14);
+  EXPECT_EQ(local_day(0, "UTC"), 0);
+  EXPECT_EQ(local_day(-1, "UTC"), -1) << "the last millisecond of 1969";
 }
 
 TEST(TimeZoneTest, ParsesDatetimeLocalInTheZone) {
