@@ -7,6 +7,7 @@
 #include "domain/api_tokens.h"
 #include "domain/auto_reminders.h"
 #include "domain/captures.h"
+#include "domain/insights.h"
 #include "domain/kinds.h"
 #include "domain/saved_views.h"
 #include "domain/search.h"
@@ -54,6 +55,7 @@ std::vector<store::Migration> migrations() {
   add(domain::career_migrations());              // 23
   add(domain::letter_migrations());              // 24
   add(media::Uploads::sent_migrations());        // 25
+  add(domain::insight_migrations());             // 26
   return all;
 }
 

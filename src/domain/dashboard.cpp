@@ -46,8 +46,7 @@ std::string quiet_condition() {
          "  AND r.done_at IS NULL AND r.due_at > ?)"
          " AND NOT EXISTS (SELECT 1 FROM interviews i WHERE i.application_id = a.id"
          "  AND i.outcome = 'scheduled')"
-         " AND COALESCE((SELECT MAX(e.occurred_at) FROM application_events e"
-         "  WHERE e.application_id = a.id), a.created_at) < ?";
+         " AND COALESCE(a.last_entry_at, a.created_at) < ?";
 }
 
 Dashboard dashboard(store::Db& pool, std::int64_t owner, std::int64_t now, const std::string& today,

@@ -20,11 +20,10 @@ std::string open_listing() {
 }
 
 // The last sign of life of the application row `t`: its latest timeline
-// entry, else when it was sent, else when it was made.
+// entry (kept on the row, insight_migrations), else when it was sent, else
+// when it was made.
 std::string last_activity(const std::string& t) {
-  return "COALESCE((SELECT MAX(e.occurred_at) FROM application_events e"
-         " WHERE e.application_id = " +
-         t + ".id), " + t + ".applied_at, " + t + ".created_at)";
+  return "COALESCE(" + t + ".last_entry_at, " + t + ".applied_at, " + t + ".created_at)";
 }
 
 std::vector<Owner> owners_from(const store::Rows& rows) {

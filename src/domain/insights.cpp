@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -36,12 +35,90 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return out;
 }
 
+// The bit of a funnel stage in applications.reached; 0 for another status.
+std::int64_t stage_bit(const std::string& status) {
+  for (std::size_t i = 0; i < kFunnel.size(); ++i)
+    if (kFunnel[i] == status) return std::int64_t{1} << i;
+  return 0;
+}
+
+// An arrival at `status` on an entry aliased `e` (an X→X entry only gives a
+// reason afterwards).
+std::string arrival(const std::string& e, const char* status) {
+  return "(" + e + ".kind = 'status_change' AND " + e + ".to_status = '" + status + "' AND (" + e +
+         ".from_status IS NULL OR " + e + ".from_status <> " + e + ".to_status))";
+}
+
+// The facts of the application whose id is the SQL expression `id`, read
+// from its entries: the SET list of an UPDATE of applications.
+std::string facts_from_entries(const std::string& id) {
+  std::string bits;
+  for (std::size_t i = 0; i < kFunnel.size(); ++i)
+    bits += " WHEN '" + kFunnel[i] + "' THEN " + std::to_string(1 << i);
+  auto first = [&](const std::string& condition) {
+    return "(SELECT MIN(e.occurred_at) FROM application_events e WHERE e.application_id = " + id +
+           " AND " + condition + ")";
+  };
+  return "reached = COALESCE((SELECT SUM(DISTINCT CASE e.to_status" + bits +
+         " END) FROM application_events e WHERE e.application_id = " + id +
+         " AND e.kind = 'status_change'), 0), first_reply_at = " + first(reply_condition("e")) +
+         ", first_offer_at = " + first(arrival("e", "offer")) +
+         ", first_rejection_at = " + first(arrival("e", "rejected")) +
+         ", last_entry_at = (SELECT MAX(e.occurred_at) FROM application_events e"
+         " WHERE e.application_id = " +
+         id + ")";
+}
+
+std::string refresh_facts(const std::string& id) {
+  return "UPDATE applications SET " + facts_from_entries(id) + " WHERE id = " + id + ";";
+}
+
+std::string facts_sql(store::Dialect d) {
+  const std::string columns =
+      "ALTER TABLE applications ADD COLUMN reached INTEGER NOT NULL DEFAULT 0;"
+      "ALTER TABLE applications ADD COLUMN first_reply_at BIGINT;"
+      "ALTER TABLE applications ADD COLUMN first_offer_at BIGINT;"
+      "ALTER TABLE applications ADD COLUMN first_rejection_at BIGINT;"
+      "ALTER TABLE applications ADD COLUMN last_entry_at BIGINT;"
+      "UPDATE applications SET " +
+      facts_from_entries("applications.id") +
+      ";"
+      // The entries the pages still read one application at a time: the
+      // status changes (the funnel, the endings) and the interviews typed in.
+      "CREATE INDEX application_events_status ON application_events (application_id, to_status)"
+      " WHERE kind = 'status_change';"
+      "CREATE INDEX application_events_interview ON application_events"
+      " (application_id, occurred_at) WHERE kind = 'interview';"
+      // The applications sent in a period, and the drafts never sent.
+      "CREATE INDEX applications_sent ON applications (owner_id, applied_at);";
+  const std::string watched = "kind, occurred_at, from_status, to_status, application_id";
+  if (d == store::Dialect::sqlite)
+    return columns +
+           "CREATE TRIGGER application_facts_insert AFTER INSERT ON application_events BEGIN " +
+           refresh_facts("NEW.application_id") +
+           " END;"
+           "CREATE TRIGGER application_facts_update AFTER UPDATE OF " +
+           watched + " ON application_events BEGIN " + refresh_facts("OLD.application_id") + " " +
+           refresh_facts("NEW.application_id") +
+           " END;"
+           "CREATE TRIGGER application_facts_delete AFTER DELETE ON application_events BEGIN " +
+           refresh_facts("OLD.application_id") + " END;";
+  return columns +
+         "CREATE FUNCTION application_facts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+         " IF TG_OP <> 'INSERT' THEN " +
+         refresh_facts("OLD.application_id") + " END IF; IF TG_OP <> 'DELETE' THEN " +
+         refresh_facts("NEW.application_id") +
+         " END IF; RETURN NULL; END $$;"
+         " CREATE TRIGGER application_facts AFTER INSERT OR DELETE OR UPDATE OF " +
+         watched + " ON application_events FOR EACH ROW EXECUTE FUNCTION application_facts();";
+}
+
 // One application sent in the period, with what ever happened to it.
 struct Sent {
   std::int64_t id = 0;
   std::string status, channel, company, company_id, contact_id, contact;
   std::int64_t applied_at = 0;
-  std::set<std::string> reached;
+  std::int64_t reached = 0;  // bit i: kFunnel[i] reached, ever
   bool replied = false;
   std::optional<std::int64_t> first_reply;  // at or after applied_at
   std::optional<std::int64_t> first_interview;
@@ -84,35 +161,40 @@ std::string narrowed(const std::string& column, const Bounds& b,
   return sql;
 }
 
+// The names of the person's companies and contacts (a contact's with its
+// company's), by id: read apart, once, rather than joined onto every
+// application.
+std::unordered_map<std::string, std::string> names_of(store::Conn& db, std::int64_t owner) {
+  auto rows = db.query(
+      "SELECT 'c' AS what, c.id, c.name, NULL AS company FROM companies c WHERE c.owner_id = ?"
+      " UNION ALL SELECT 'p', p.id, p.name, pc.name FROM contacts p"
+      " LEFT JOIN companies pc ON pc.id = p.company_id WHERE p.owner_id = ?",
+      {owner, owner});
+  std::unordered_map<std::string, std::string> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) {
+    std::string name = r.text(2);
+    if (!r.is_null(3)) name += " · " + r.text(3);
+    out[r.text(0) + r.text(1)] = std::move(name);
+  }
+  return out;
+}
+
 std::vector<Sent> read_sent(store::Conn& db, const InsightsQuery& q, const Bounds& b) {
-  std::string reached;
-  for (const std::string& s : kFunnel)
-    reached += ", MAX(CASE WHEN e.kind = 'status_change' AND e.to_status = '" + s +
-               "' THEN 1 ELSE 0 END) AS r_" + s;
-  store::Params params = {q.owner, q.owner};
+  store::Params params = {q.owner};
   std::string cohort =
       " AND a.applied_at IS NOT NULL" + narrowed("a.applied_at", b, q.tag_id, params);
   auto rows = db.query(
-      "SELECT a.id, a.status, a.channel, a.applied_at, l.company_id, c.name AS company,"
-      " a.contact_id, ct.name AS contact, cc.name AS contact_company,"
-      " ev.replied, ev.first_reply, ev.r_applied, ev.r_acknowledged, ev.r_screening,"
-      " ev.r_interviewing, ev.r_assessment, ev.r_offer, ev.r_accepted"
-      " FROM applications a JOIN listings l ON l.id = a.listing_id"
-      " JOIN companies c ON c.id = l.company_id"
-      " LEFT JOIN contacts ct ON ct.id = a.contact_id"
-      " LEFT JOIN companies cc ON cc.id = ct.company_id"
-      " LEFT JOIN (SELECT e.application_id,"
-      " MAX(CASE WHEN " +
-          reply_condition() +
-          " THEN 1 ELSE 0 END) AS replied,"
-          " MIN(CASE WHEN " +
-          reply_condition() +
-          " AND e.occurred_at >= x.applied_at THEN e.occurred_at END) AS first_reply" + reached +
-          " FROM application_events e JOIN applications x ON x.id = e.application_id"
-          " WHERE x.owner_id = ? GROUP BY e.application_id) ev ON ev.application_id = a.id"
-          " WHERE a.owner_id = ?" +
-          cohort + " ORDER BY a.applied_at, a.id",
+      "SELECT a.id, a.status, a.channel, a.applied_at, l.company_id, a.contact_id,"
+      " a.first_reply_at, a.reached FROM applications a JOIN listings l ON l.id = a.listing_id"
+      " WHERE a.owner_id = ?" +
+          cohort,  // no order: every figure is a count, a median or a sorted table
       params);
+  const auto names = names_of(db, q.owner);
+  auto name = [&](const char* what, const std::string& id) {
+    auto found = names.find(what + id);
+    return found == names.end() ? std::string() : found->second;
+  };
   std::vector<Sent> out;
   out.reserve(rows.size());
   for (const auto& r : rows) {
@@ -122,18 +204,17 @@ std::vector<Sent> read_sent(store::Conn& db, const InsightsQuery& q, const Bound
     s.channel = r.text(2);
     s.applied_at = r.int_at(3);
     s.company_id = r.text(4);
-    s.company = r.text(5);
-    if (!r.is_null(6)) {
-      s.contact_id = r.text(6);
-      s.contact = r.text(7);
-      if (!r.is_null(8)) s.contact += " · " + r.text(8);
+    s.company = name("c", s.company_id);
+    if (!r.is_null(5)) {
+      s.contact_id = r.text(5);
+      s.contact = name("p", s.contact_id);
     }
-    s.replied = !r.is_null(9) && r.int_at(9) == 1;
-    if (!r.is_null(10)) s.first_reply = r.int_at(10);
-    s.reached.insert(s.status);
-    s.reached.insert("applied");  // applied_at is set only by reaching a sent status
-    for (std::size_t i = 0; i < kFunnel.size(); ++i)
-      if (!r.is_null(11 + i) && r.int_at(11 + i) == 1) s.reached.insert(kFunnel[i]);
+    s.replied = !r.is_null(6);
+    // A reply entered before the day it was sent says nothing of the wait.
+    if (s.replied && r.int_at(6) >= s.applied_at) s.first_reply = r.int_at(6);
+    // applied_at is set only by reaching a sent status; the status it is in
+    // now was reached too.
+    s.reached = r.int_at(7) | stage_bit("applied") | stage_bit(s.status);
     out.push_back(std::move(s));
   }
   return out;
@@ -251,13 +332,22 @@ void mark_quiet(store::Conn& db, const InsightsQuery& q,
 
 void read_listings(store::Conn& db, const InsightsQuery& q, const Bounds& b, Insights& out) {
   if (q.tag_id) return;
+  // Three counts over the listings noted in the period; the applied ones
+  // counted from the applications' side, which both backends plan well.
   store::Params params = {q.owner};
-  const std::string period = narrowed("l.created_at", b, std::nullopt, params);
-  auto rows = db.query("SELECT COUNT(*) AS noted, COALESCE(SUM(CASE WHEN " + listing_applied("l") +
-                           " THEN 1 ELSE 0 END), 0) AS applied,"
-                           " COALESCE(SUM(CASE WHEN l.state = 'discarded' THEN 1 ELSE 0 END), 0)"
-                           " AS discarded FROM listings l WHERE l.owner_id = ?" +
-                           period,
+  const std::string noted = narrowed("l.created_at", b, std::nullopt, params);
+  params.emplace_back(q.owner);
+  const std::string applied = narrowed("l.created_at", b, std::nullopt, params);
+  params.emplace_back(q.owner);
+  const std::string discarded = narrowed("l.created_at", b, std::nullopt, params);
+  // The listing is joined only to read when it was noted.
+  const std::string listing = applied.empty() ? "" : " JOIN listings l ON l.id = a.listing_id";
+  auto rows = db.query("SELECT (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ?" + noted +
+                           ") AS noted, (SELECT COUNT(DISTINCT a.listing_id) FROM applications a" +
+                           listing + " WHERE a.owner_id = ? AND a.status <> 'draft'" + applied +
+                           ") AS applied, (SELECT COUNT(*) FROM listings l WHERE l.owner_id = ?"
+                           " AND l.state = 'discarded'" +
+                           discarded + ") AS discarded",
                        params);
   out.listings_noted = rows[0].int_at("noted");
   out.listings_applied = rows[0].int_at("applied");
@@ -274,10 +364,7 @@ std::int64_t count_drafts(store::Conn& db, const InsightsQuery& q, const Bounds&
 
 // Whole days between two moments, as the person's calendar counts them.
 std::int64_t days_between(std::int64_t from, std::int64_t to, const std::string& zone) {
-  auto a = parse_date_utc_ms(local_date(from, zone));
-  auto b = parse_date_utc_ms(local_date(to, zone));
-  if (!a || !b) return (to - from) / kDayMs;
-  return (*b - *a) / kDayMs;
+  return local_day(to, zone) - local_day(from, zone);
 }
 
 double median(std::vector<std::int64_t> values) {
@@ -289,14 +376,14 @@ double median(std::vector<std::int64_t> values) {
 }
 
 bool interviewed(const Sent& s) {
-  return s.held > 0 || s.reached.count("interviewing") != 0 || s.reached.count("assessment") != 0;
+  return s.held > 0 || (s.reached & (stage_bit("interviewing") | stage_bit("assessment"))) != 0;
 }
 
 void add_to(Tally& row, const Sent& s) {
   ++row.applied;
   if (s.replied) ++row.replied;
   if (interviewed(s)) ++row.interviewed;
-  if (s.reached.count("offer") != 0 || s.reached.count("accepted") != 0) ++row.offers;
+  if ((s.reached & (stage_bit("offer") | stage_bit("accepted"))) != 0) ++row.offers;
   if (s.quiet) ++row.quiet;
 }
 
@@ -428,6 +515,13 @@ nlohmann::json counts(const std::vector<Count>& rows, const char* name) {
 
 const std::vector<std::string>& reply_statuses() { return kReplyStatuses; }
 
+const std::vector<std::string>& funnel_statuses() { return kFunnel; }
+
+std::vector<store::Migration> insight_migrations() {
+  return {{26, "what the timeline says of each application", facts_sql(store::Dialect::sqlite),
+           facts_sql(store::Dialect::postgres)}};
+}
+
 std::string reply_condition(const std::string& e) {
   return "((" + e + ".kind = 'status_change' AND " + e + ".to_status IN (" +
          quoted_list(kReplyStatuses) + ") AND (" + e + ".from_status IS NULL OR " + e +
@@ -459,7 +553,7 @@ Insights read_insights(store::Conn& conn, const InsightsQuery& q) {
 
   for (const std::string& stage : kFunnel) {
     std::int64_t n = 0;
-    for (const Sent& s : sent) n += s.reached.count(stage) != 0 ? 1 : 0;
+    for (const Sent& s : sent) n += (s.reached & stage_bit(stage)) != 0 ? 1 : 0;
     out.funnel.push_back({stage, n});
   }
   read_interviews(conn, q, by_id, out);

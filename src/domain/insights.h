@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "store/db.h"
+#include "store/migrate.h"
 
 namespace peto::domain {
 
@@ -108,6 +109,20 @@ std::string reply_condition(const std::string& e = "e");
 // onto the timeline and not also in the diary (a held diary interview of the
 // same application within 12 hours is the same one).
 std::string typed_interview_condition();
+
+// What the timeline says of each application, kept on its row so that the
+// pages read applications and not every entry: `reached` (bit i set when a
+// status change ever arrived at funnel_statuses()[i]), the moments of the
+// first reply, the first offer and the first rejection, and of the latest
+// entry (`last_entry_at`, what "quiet" is measured from; NULL = none yet).
+// Triggers on application_events keep them true whoever writes an entry (the
+// app, an import, a restore from the trash or a backup); the migration fills
+// them in for the entries already there.
+std::vector<store::Migration> insight_migrations();
+
+// applied, acknowledged, screening, interviewing, assessment, offer, accepted:
+// the funnel's stages, bit i of applications.reached.
+const std::vector<std::string>& funnel_statuses();
 
 // The figures of `q`, in one read transaction; read_insights on a
 // connection the caller holds.

@@ -89,34 +89,11 @@ std::pair<std::int64_t, std::int64_t> bounds(const Period& p, const std::string&
   return {from.value_or(0), to.value_or(0)};
 }
 
-// Applications whose first entry matching `condition` (of a table alias)
-// falls in [from, to): the entries in the period with no matching one before.
-using Condition = std::string (*)(const std::string& alias);
-std::string first_in(Condition condition) {
-  return "(SELECT COUNT(DISTINCT e.application_id) FROM application_events e"
-         " JOIN applications a ON a.id = e.application_id"
-         " WHERE a.owner_id = ? AND a.applied_at IS NOT NULL AND e.occurred_at >= ?"
-         " AND e.occurred_at < ? AND " +
-         condition("e") +
-         " AND NOT EXISTS (SELECT 1 FROM application_events p WHERE p.application_id ="
-         " e.application_id AND p.occurred_at < ? AND " +
-         condition("p") + "))";
-}
-
-std::string arrival(const std::string& e, const char* status) {
-  return "(" + e + ".kind = 'status_change' AND " + e + ".to_status = '" + status + "' AND (" + e +
-         ".from_status IS NULL OR " + e + ".from_status <> " + e + ".to_status))";
-}
-std::string offer_arrival(const std::string& e) { return arrival(e, "offer"); }
-std::string rejection_arrival(const std::string& e) { return arrival(e, "rejected"); }
-std::string any_reply(const std::string& e) { return reply_condition(e); }
-
 std::vector<Evidence> read_evidence(store::Conn& db, std::int64_t owner, std::int64_t from,
                                     std::int64_t to, const std::string& zone) {
   auto rows = db.query(
       "SELECT a.id, a.applied_at, a.channel, a.status, l.role, l.url, c.name,"
-      " (SELECT MAX(e.occurred_at) FROM application_events e WHERE e.application_id = a.id)"
-      " AS last_at FROM applications a JOIN listings l ON l.id = a.listing_id"
+      " a.last_entry_at AS last_at FROM applications a JOIN listings l ON l.id = a.listing_id"
       " JOIN companies c ON c.id = l.company_id"
       " WHERE a.owner_id = ? AND a.applied_at >= ? AND a.applied_at < ?"
       " ORDER BY a.applied_at, a.id",
@@ -244,18 +221,24 @@ std::variant<Period, FieldErrors> period_from(const PeriodAsk& ask, const std::s
 
 Happened happened_between(store::Conn& conn, std::int64_t owner, std::int64_t from,
                           std::int64_t to) {
+  // The first reply, offer and rejection of each application are kept on its
+  // row (insight_migrations): each counts in the period it arrived in.
+  auto first_in = [](const char* column) {
+    return std::string("COALESCE(SUM(CASE WHEN a.") + column + " >= ? AND a." + column +
+           " < ? THEN 1 ELSE 0 END), 0)";
+  };
   auto rows = conn.query(
-      "SELECT " + first_in(any_reply) + " AS replies, " + first_in(offer_arrival) + " AS offers, " +
-          first_in(rejection_arrival) +
+      "SELECT " + first_in("first_reply_at") + " AS replies, " + first_in("first_offer_at") +
+          " AS offers, " + first_in("first_rejection_at") +
           " AS rejections,"
           " (SELECT COUNT(*) FROM interviews i WHERE i.owner_id = ? AND i.outcome = 'done'"
           " AND i.starts_at >= ? AND i.starts_at < ?) AS diary,"
-          " (SELECT COUNT(*) FROM application_events e JOIN applications a"
-          " ON a.id = e.application_id WHERE a.owner_id = ? AND e.occurred_at >= ?"
+          " (SELECT COUNT(*) FROM application_events e JOIN applications x"
+          " ON x.id = e.application_id WHERE x.owner_id = ? AND e.occurred_at >= ?"
           " AND e.occurred_at < ? AND " +
-          typed_interview_condition() + ") AS typed",
-      {owner, from, to, from, owner, from, to, from, owner, from, to, from, owner, from, to, owner,
-       from, to});
+          typed_interview_condition() +
+          ") AS typed FROM applications a WHERE a.owner_id = ? AND a.applied_at IS NOT NULL",
+      {from, to, from, to, from, to, owner, from, to, owner, from, to, owner});
   Happened h;
   h.replies = rows[0].int_at("replies");
   h.offers = rows[0].int_at("offers");

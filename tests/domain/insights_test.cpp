@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "app/app.h"
 #include "core/timezone.h"
 #include "domain/applications.h"
 #include "domain/report.h"
+#include "store/migrate.h"
 #include "tests/support/domain_fixture.h"
 
 namespace peto::domain {
@@ -144,6 +146,29 @@ class InsightsTest : public peto::testing::TwoOwnersTest {
   std::unique_ptr<Applications> apps_;
   std::int64_t a1_ = 0, a2_ = 0, a3_ = 0, a4_ = 0, a5_ = 0, a7_ = 0;
 };
+
+struct Facts {
+  std::int64_t reached = 0;
+  std::optional<std::int64_t> first_reply_at, first_offer_at, first_rejection_at, last_entry_at;
+};
+
+Facts fact_row(store::Db& db, std::int64_t id) {
+  auto rows = db.query(
+      "SELECT reached, first_reply_at, first_offer_at, first_rejection_at, last_entry_at"
+      " FROM applications WHERE id = ?",
+      {id});
+  Facts f;
+  if (rows.empty()) return f;
+  auto moment = [&](int i) {
+    return rows[0].is_null(i) ? std::nullopt : std::optional<std::int64_t>(rows[0].int_at(i));
+  };
+  f.reached = rows[0].int_at(0);
+  f.first_reply_at = moment(1);
+  f.first_offer_at = moment(2);
+  f.first_rejection_at = moment(3);
+  f.last_entry_at = moment(4);
+  return f;
+}
 
 std::vector<std::pair<std::string, std::int64_t>> pairs(const std::vector<Count>& counts) {
   std::vector<std::pair<std::string, std::int64_t>> out;
@@ -381,7 +406,89 @@ TEST_P(InsightsTest, TheStatementsAreTheSameForTenApplicationsAsForFifty) {
   EXPECT_EQ(statements(), ten) << "no statement per application";
 }
 
+// The facts kept on each application's row (insight_migrations) are what its
+// entries say, whoever wrote, changed or removed an entry.
+TEST_P(InsightsTest, WhatTheTimelineSaysIsKeptOnEachApplication) {
+  build_search();
+  auto facts = [&](std::int64_t id) { return fact_row(db(), id); };
+  constexpr std::int64_t applied = 1, acknowledged = 2, screening = 4, interviewing = 8, offer = 32,
+                         accepted = 64;
+  Facts a1 = facts(a1_);
+  EXPECT_EQ(a1.reached, applied | acknowledged | screening | interviewing);
+  EXPECT_EQ(a1.first_reply_at, at("2026-11-04T09:00:00Z"));
+  EXPECT_EQ(a1.first_offer_at, std::nullopt);
+  EXPECT_EQ(a1.first_rejection_at, at("2026-11-20T09:00:00Z"));
+  EXPECT_EQ(a1.last_entry_at, at("2026-11-20T09:00:00Z"));
+  Facts a3 = facts(a3_);
+  EXPECT_EQ(a3.reached, applied | offer | accepted);
+  EXPECT_EQ(a3.first_offer_at, at("2026-11-25T09:00:00Z"));
+  EXPECT_EQ(facts(a7_).first_reply_at, at("2026-12-15T10:00:00Z")) << "the typed interview";
+  EXPECT_EQ(facts(a2_).first_reply_at, std::nullopt);
+
+  db().query(
+      "DELETE FROM application_events WHERE application_id = ? AND to_status = 'acknowledged'",
+      {a1_});
+  a1 = facts(a1_);
+  EXPECT_EQ(a1.reached, applied | screening | interviewing) << "an entry taken away";
+  EXPECT_EQ(a1.first_reply_at, at("2026-11-06T09:00:00Z")) << "the screening is now the first";
+  db().query(
+      "UPDATE application_events SET occurred_at = ? WHERE application_id = ?"
+      " AND to_status = 'rejected'",
+      {at("2026-11-21T09:00:00Z"), a1_});
+  a1 = facts(a1_);
+  EXPECT_EQ(a1.first_rejection_at, at("2026-11-21T09:00:00Z")) << "an entry moved";
+  EXPECT_EQ(a1.last_entry_at, at("2026-11-21T09:00:00Z"));
+  db().query(
+      "UPDATE application_events SET application_id = ? WHERE application_id = ?"
+      " AND to_status = 'offer'",
+      {a2_, a3_});
+  EXPECT_EQ(facts(a3_).first_offer_at, std::nullopt) << "an entry moved to another application";
+  EXPECT_EQ(facts(a2_).first_offer_at, at("2026-11-25T09:00:00Z"));
+}
+
 PETO_BOTH_BACKENDS(InsightsTest);
+
+// A database made before the facts were kept: migrating fills them in from
+// the entries already there.
+class FactsMigrationTest : public peto::testing::BackendTest {};
+
+TEST_P(FactsMigrationTest, TheEntriesAlreadyThereAreRead) {
+  std::vector<store::Migration> before = app::migrations();
+  std::erase_if(before, [](const store::Migration& m) { return m.version >= 26; });
+  ASSERT_TRUE(store::Migrator(db(), before).apply());
+  set_password_cost(PasswordCost::test);
+  FakeClock clock;
+  const std::int64_t owner = peto::testing::Factory(db(), clock).account("ana@example.com");
+  Records records(db(), clock);
+  Applications apps(records);
+  Input in;
+  in.values = {{"name", "Acme"}};
+  in.from_form = false;
+  auto company = std::get<Record>(records.create(owner, kind("companies"), in));
+  in.values = {{"role", "Backend"}, {"company_id", company["id"]}};
+  auto listing = std::get<Record>(records.create(owner, kind("listings"), in));
+  clock.set(at("2026-11-02T09:00:00Z"));
+  auto w = apps.apply(owner, listing["id"].get<std::int64_t>(), "applied");
+  ASSERT_TRUE(std::holds_alternative<Record>(w));
+  const std::int64_t id = std::get<Record>(w)["id"].get<std::int64_t>();
+  for (const auto& [status, when] :
+       {std::pair("screening", "2026-11-05T09:00:00Z"), {"rejected", "2026-11-09T09:00:00Z"}}) {
+    clock.set(at(when));
+    StatusChange change;
+    change.to = status;
+    ASSERT_TRUE(std::holds_alternative<Record>(apps.change_status(owner, id, change)));
+  }
+
+  ASSERT_TRUE(store::Migrator(db(), app::migrations()).apply());
+  Facts f = fact_row(db(), id);
+  EXPECT_EQ(f.reached, 1 | 4) << "applied and screening";
+  EXPECT_EQ(f.first_reply_at, at("2026-11-05T09:00:00Z"));
+  EXPECT_EQ(f.first_rejection_at, at("2026-11-09T09:00:00Z"));
+  EXPECT_EQ(f.first_offer_at, std::nullopt);
+  EXPECT_EQ(f.last_entry_at, at("2026-11-09T09:00:00Z"));
+}
+
+PETO_BOTH_BACKENDS(FactsMigrationTest);
 
 // The periods an address can ask for, and what is refused.
 TEST(ReportPeriod, EveryKindAndItsRefusals) {
