@@ -145,6 +145,12 @@ class Conn {
   // Runs one statement. `?` marks parameters (never inside string literals
   // that contain '?': write such text as a parameter).
   virtual Rows query(std::string_view sql, const Params& params = {}) = 0;
+  // The same, planned for these very values each time rather than once for
+  // any: for a read over a range of the person's choosing (a period), where
+  // one plan for every range is wrong for some. SQLite always plans so.
+  virtual Rows query_for_values(std::string_view sql, const Params& params) {
+    return query(sql, params);
+  }
   // Runs several statements separated by ';', without parameters.
   virtual void run_script(std::string_view sql) = 0;
   // Transactions: prefer Db::write / with_write below, which roll back on throw.

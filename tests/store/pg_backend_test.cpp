@@ -160,6 +160,24 @@ TEST_P(PgBackendTest, ScriptRunsSeveralStatements) {
   EXPECT_EQ(conn->query("SELECT sum(x) FROM a")[0].int_at(0), 3);
 }
 
+TEST_P(PgBackendTest, AStatementForItsValuesIsAnsweredAndNeverPrepared) {
+  make_table();
+  auto conn = db().acquire();
+  conn->query("INSERT INTO t (id, i) VALUES (?, ?), (?, ?)", {1, 10, 2, 20});
+  const char* range = "SELECT id FROM t WHERE i >= ? AND i < ? ORDER BY id";
+  for (int round = 0; round < 7; ++round) {  // past the five runs before a generic plan
+    Rows rows = conn->query_for_values(range, {15, 25});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].int_at(0), 2);
+  }
+  if (postgres()) {
+    // Sent unnamed each time: planned for 15..25, nothing left on the server.
+    Rows prepared = conn->query("SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
+                                {"SELECT id FROM t WHERE i >= $1 AND i < $2 ORDER BY id"});
+    EXPECT_EQ(prepared[0].int_at(0), 0);
+  }
+}
+
 TEST_P(PgBackendTest, SameStatementTwiceAndAfterAlterTable) {
   make_table();
   auto conn = db().acquire();

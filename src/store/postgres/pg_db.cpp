@@ -175,6 +175,7 @@ class PgConn final : public Conn {
 
   Dialect dialect() const override { return Dialect::postgres; }
   Rows query(std::string_view sql, const Params& params) override;
+  Rows query_for_values(std::string_view sql, const Params& params) override;
   void run_script(std::string_view sql) override;
   void begin_write() override { control("BEGIN"); }
   // REPEATABLE READ gives every statement of the transaction one snapshot, as
@@ -192,7 +193,9 @@ class PgConn final : public Conn {
   bool still_open();
 
  private:
-  Result exec(const std::string& sql, const Params& params);
+  enum class Plan { cached, for_values };
+  Rows run(std::string_view sql, const Params& params, Plan plan);
+  Result exec(const std::string& sql, const Params& params, Plan plan);
   Result exec_prepared(const std::string& sql, int n, const char* const* values);
   const std::string& prepare(const std::string& sql, int n);
   void forget(const std::string& sql);
@@ -218,19 +221,29 @@ void PgConn::fail(const PGresult* r, std::string_view sql) {
 }
 
 Rows PgConn::query(std::string_view sql, const Params& params) {
+  return run(sql, params, Plan::cached);
+}
+
+// Unnamed statements are planned for the values they are sent with; a
+// prepared one may settle on a generic plan after five runs.
+Rows PgConn::query_for_values(std::string_view sql, const Params& params) {
+  return run(sql, params, Plan::for_values);
+}
+
+Rows PgConn::run(std::string_view sql, const Params& params, Plan plan) {
   count();
   std::string text = to_dollar_params(sql);
-  Result r = exec(text, params);
+  Result r = exec(text, params, plan);
   if (!succeeded(r.get())) fail(r.get(), sql);
   return rows_of(r.get());
 }
 
-Result PgConn::exec(const std::string& sql, const Params& params) {
+Result PgConn::exec(const std::string& sql, const Params& params, Plan plan) {
   std::vector<std::string> scratch(params.size());
   std::vector<const char*> values(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) values[i] = text_of(params[i], scratch[i]);
   int n = static_cast<int>(params.size());
-  if (n > 0 && (prepared_.size() < kMaxPrepared || prepared_.contains(sql)))
+  if (plan == Plan::cached && n > 0 && (prepared_.size() < kMaxPrepared || prepared_.contains(sql)))
     return exec_prepared(sql, n, values.data());
   return Result(
       PQexecParams(c_.get(), sql.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0));
