@@ -55,7 +55,7 @@ std::vector<store::Migration> migrations() {
   add(domain::career_migrations());              // 23
   add(domain::letter_migrations());              // 24
   add(media::Uploads::sent_migrations());        // 25
-  add(domain::insight_migrations());             // 26
+  add(domain::insight_migrations());             // 26, 27
   return all;
 }
 

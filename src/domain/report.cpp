@@ -91,7 +91,7 @@ std::pair<std::int64_t, std::int64_t> bounds(const Period& p, const std::string&
 
 std::vector<Evidence> read_evidence(store::Conn& db, std::int64_t owner, std::int64_t from,
                                     std::int64_t to, const std::string& zone) {
-  auto rows = db.query(
+  auto rows = db.query_for_values(
       "SELECT a.id, a.applied_at, a.channel, a.status, l.role, l.url, c.name,"
       " a.last_entry_at AS last_at FROM applications a JOIN listings l ON l.id = a.listing_id"
       " JOIN companies c ON c.id = l.company_id"
@@ -156,9 +156,10 @@ void cadence(Report& r, const std::string& today) {
 std::int64_t applications_between(store::Conn& conn, std::int64_t owner, const char* column,
                                   std::int64_t from, std::int64_t to, const char* also = "1 = 1") {
   return conn
-      .query(std::string("SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ? AND ") +
-                 also + " AND " + column + " >= ? AND " + column + " < ?",
-             {owner, from, to})[0]
+      .query_for_values(
+          std::string("SELECT COUNT(*) AS n FROM applications a WHERE a.owner_id = ? AND ") + also +
+              " AND " + column + " >= ? AND " + column + " < ?",
+          {owner, from, to})[0]
       .int_at("n");
 }
 
@@ -227,7 +228,7 @@ Happened happened_between(store::Conn& conn, std::int64_t owner, std::int64_t fr
     return std::string("COALESCE(SUM(CASE WHEN a.") + column + " >= ? AND a." + column +
            " < ? THEN 1 ELSE 0 END), 0)";
   };
-  auto rows = conn.query(
+  auto rows = conn.query_for_values(
       "SELECT " + first_in("first_reply_at") + " AS replies, " + first_in("first_offer_at") +
           " AS offers, " + first_in("first_rejection_at") +
           " AS rejections,"
