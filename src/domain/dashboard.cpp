@@ -67,8 +67,7 @@ Dashboard read_dashboard(store::Conn& db, std::int64_t owner, std::int64_t now,
                 {owner, now, now + 7 * kDayMs});
 
   auto quiet = db.query(
-      "SELECT a.id, l.role, c.name, a.status, COALESCE((SELECT MAX(e.occurred_at)"
-      " FROM application_events e WHERE e.application_id = a.id), a.created_at) AS last"
+      "SELECT a.id, l.role, c.name, a.status, COALESCE(a.last_entry_at, a.created_at) AS last"
       " FROM applications a JOIN listings l ON l.id = a.listing_id"
       " JOIN companies c ON c.id = l.company_id"
       " WHERE a.owner_id = ? AND " +

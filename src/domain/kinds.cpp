@@ -5,9 +5,11 @@
 
 namespace peto::domain {
 
+std::string application_past_draft(const std::string& a) { return a + ".status <> 'draft'"; }
+
 std::string listing_applied(const std::string& l) {
-  return "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = " + l +
-         ".id AND a.status <> 'draft')";
+  return "EXISTS (SELECT 1 FROM applications a WHERE a.listing_id = " + l + ".id AND " +
+         application_past_draft("a") + ")";
 }
 
 std::string listing_taken_up(const std::string& l) {

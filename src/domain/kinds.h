@@ -133,6 +133,10 @@ const Kind* find_kind(std::string_view name);
 // The kind called `name`; throws std::out_of_range (a programming error).
 const Kind& kind(std::string_view name);
 
+// SQL, true when the application row aliased `a` is past draft: what makes
+// its listing one applied to.
+std::string application_past_draft(const std::string& a);
+
 // SQL, true when the listing row aliased `l` was applied to: it has an
 // application past draft. A draft alone leaves the listing to act on (the
 // Shortlisted tab, the dashboard's "Closing soon", the closing notice).
